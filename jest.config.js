@@ -1,0 +1,11 @@
+/** Three tiers, one run: unit specs beside the code, medium and e2e specs under test/ against a real PostgreSQL. */
+module.exports = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  rootDir: '.',
+  testRegex: '(src/.*\\.spec\\.ts|test/.*\\.(e2e|medium)-spec\\.ts)$',
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  testEnvironment: 'node',
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+};

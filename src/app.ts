@@ -1,0 +1,43 @@
+import { DynamicModule, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { ApiExceptionFilter } from './common/errors/api-exception.filter';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { NO_STORE_PATHS, noStoreMiddleware, requestIdMiddleware } from './common/http/request-id';
+import { RouteTable } from './common/http/route-table';
+import { setupOpenApi } from './common/openapi/openapi';
+import { QueryValidationPipe } from './common/validation/query-validation.pipe';
+import { Runtime } from './config/runtime';
+import { TenantTransactionInterceptor } from './database/tenant-transaction';
+
+/**
+ * Builds the HTTP application: the same pipeline for `main.ts` and the e2e tests.
+ *
+ * Request pipeline: request id → no-store headers → CLS context → (token body parser) →
+ * guards (bearer → API access → rate limit → scopes) → query validation → envelope
+ * interceptor → tenant transaction → controller → service → repository; every error ends
+ * in ApiExceptionFilter.
+ */
+export async function createApp(runtime: Runtime, extra: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', runtime.config.trustProxy ? runtime.config.trustProxy.split(',').map((s) => s.trim()) : false);
+  app.use(requestIdMiddleware);
+  app.use(NO_STORE_PATHS, noStoreMiddleware);
+
+  const routes = app.get(RouteTable);
+  app.useGlobalFilters(new ApiExceptionFilter(routes));
+  app.useGlobalPipes(new QueryValidationPipe());
+  app.useGlobalInterceptors(app.get(EnvelopeInterceptor), app.get(TenantTransactionInterceptor));
+  setupOpenApi(app);
+  await app.init();
+  routes.load(app.getHttpAdapter().getInstance());
+  return app;
+}

@@ -1,0 +1,39 @@
+/** A failure the CLI reports as `{"error": {"code", "message"}}` (with --json) and exit 1. */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The CLI's output contract: with `--json`, exactly one JSON object on stdout and nothing
+ * else there; without it, readable text. Progress and logs go to stderr.
+ */
+export class CliOutput {
+  constructor(readonly json: boolean) {}
+
+  result(value: object, text: string): void {
+    process.stdout.write(this.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  }
+
+  failure(error: unknown): void {
+    const { code, message } = describeFailure(error);
+    if (this.json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    else process.stderr.write(`error: ${message} (${code})\n`);
+    process.exitCode = 1;
+  }
+}
+
+function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof CliError) return { code: error.code, message: error.message };
+  const coded = error as { code?: unknown; message?: unknown } | null;
+  if (coded && typeof coded.code === 'string' && /^[A-Z][A-Z_]+$/.test(coded.code) && typeof coded.message === 'string') {
+    return { code: coded.code, message: coded.message };
+  }
+  return { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
+}
+
+export const CLI_OUTPUT = Symbol('CliOutput');

@@ -1,0 +1,22 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ClsModule } from 'nestjs-cls';
+import { CompaniesModule } from '../companies/companies.module';
+import { Runtime } from '../config/runtime';
+import { RuntimeModule } from '../config/runtime.module';
+import { DatabaseModule } from '../database/database.module';
+import { CLI_OUTPUT, CliOutput } from './cli-output';
+import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
+
+const commands = [CompanyCreateCommand, CompanyFeatureCommand];
+
+/** The admin CLI: the domain services over the schema owner's connection. */
+@Module({})
+export class CliModule {
+  static forRoot(runtime: Runtime, output: CliOutput): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [RuntimeModule.forRoot(runtime), ClsModule.forRoot({ global: true }), DatabaseModule.forOwner(), CompaniesModule],
+      providers: [...commands, { provide: CLI_OUTPUT, useValue: output }],
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { ERROR_CODES, ErrorCode } from './error-codes';
+
+/**
+ * The one error type of the service. Status and type derive from the code table, so a
+ * service only says *what* went wrong; the exception filter decides how it looks.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string = ERROR_CODES[code].title,
+    /** Extra response headers the error implies (Allow, WWW-Authenticate, Retry-After). */
+    readonly headers: Record<string, string> = {},
+    /** OAuth 2.0 `error` value when this error is answered by the token endpoint. */
+    readonly oauthError?: string,
+  ) {
+    super(`${code}: ${detail}`);
+    this.status = ERROR_CODES[code].status;
+    this.type = ERROR_CODES[code].type;
+    this.title = ERROR_CODES[code].title;
+  }
+
+  static notFound(): ApiError {
+    return new ApiError('RESOURCE_NOT_FOUND', 'No such resource.');
+  }
+}

@@ -1,0 +1,92 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { newRequestId, OAUTH_TOKEN_PATH } from '../http/request-id';
+import { RouteTable } from '../http/route-table';
+import { ApiError } from './api-error';
+import { ErrorCode, GENERIC_INTERNAL_DETAIL } from './error-codes';
+import { isDatabaseUnavailable } from './database-errors';
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'INVALID_REQUEST',
+  401: 'INVALID_ACCESS_TOKEN',
+  404: 'RESOURCE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMIT_EXCEEDED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** body-parser and raw-body errors carry a `type`; each has its documented answer. */
+const BODY_ERRORS: Record<string, ErrorCode> = {
+  'entity.too.large': 'PAYLOAD_TOO_LARGE',
+  'entity.parse.failed': 'INVALID_REQUEST',
+  'entity.verify.failed': 'INVALID_REQUEST',
+  'request.aborted': 'INVALID_REQUEST',
+  'request.size.invalid': 'INVALID_REQUEST',
+  'parameters.too.many': 'PAYLOAD_TOO_LARGE',
+  'encoding.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+  'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/**
+ * The single place where errors become responses: the spec's error envelope on the API,
+ * the OAuth error shape on the token endpoint. Nothing of an unexpected error's cause
+ * (stack, SQL, paths, payloads) reaches the client; it is logged with the request id.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  constructor(private readonly routes: RouteTable) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const requestId = req.requestId ?? newRequestId();
+    const error = this.toApiError(exception, req);
+
+    if (error.code === 'INTERNAL_ERROR') {
+      this.logger.error({ err: exception, request_id: requestId }, 'unexpected error');
+    } else if (error.status === 503) {
+      this.logger.warn({ err: describe(exception), request_id: requestId }, 'dependency unavailable');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.setHeader('X-Request-Id', requestId);
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    const body =
+      req.path === OAUTH_TOKEN_PATH
+        ? { error: error.oauthError ?? error.code, error_description: error.detail }
+        : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
+    res.status(error.status).json(body);
+  }
+
+  private toApiError(exception: unknown, req: Request): ApiError {
+    if (exception instanceof ApiError) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        const allowed = this.routes.allowedMethods(req.path);
+        if (allowed.length > 0) {
+          return new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on this path.`, { Allow: allowed.join(', ') });
+        }
+        return new ApiError('RESOURCE_NOT_FOUND', 'No such route.');
+      }
+      const code = STATUS_CODES[status];
+      if (code) return new ApiError(code);
+    }
+    const bodyErrorType = (exception as { type?: unknown } | null)?.type;
+    if (typeof bodyErrorType === 'string' && BODY_ERRORS[bodyErrorType]) return new ApiError(BODY_ERRORS[bodyErrorType]);
+    if (isDatabaseUnavailable(exception)) return new ApiError('SERVICE_UNAVAILABLE', 'A required dependency is unavailable; retry with backoff.');
+    return new ApiError('INTERNAL_ERROR', GENERIC_INTERNAL_DETAIL);
+  }
+}
+
+function describe(exception: unknown): string {
+  if (exception instanceof Error) return `${exception.name}: ${exception.message}`;
+  return String(exception);
+}

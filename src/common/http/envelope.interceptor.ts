@@ -1,0 +1,36 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ClsService } from 'nestjs-cls';
+import { map, Observable } from 'rxjs';
+import { Collection, Page } from '../cursors/keyset-page';
+
+const RAW_RESPONSE = 'raw-response';
+
+/** Marks a controller or route whose body is not an API envelope (probes, the token endpoint). */
+export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
+
+/**
+ * Wraps what a handler returns in the spec's envelopes: a Page becomes
+ * `{data, pagination, request_id}`, a Collection `{data, request_id}`, anything else
+ * `{data, request_id}`. Controllers return domain results and never build envelopes.
+ */
+@Injectable()
+export class EnvelopeInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly cls: ClsService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const raw = this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [context.getHandler(), context.getClass()]);
+    if (raw) return next.handle();
+    const request_id = this.cls.getId();
+    return next.handle().pipe(
+      map((result: unknown) => {
+        if (result instanceof Page) return { data: result.data, pagination: result.pagination, request_id };
+        if (result instanceof Collection) return { data: result.data, request_id };
+        return { data: result, request_id };
+      }),
+    );
+  }
+}

@@ -1,0 +1,17 @@
+/** Who is calling: set by the bearer guard, read by the tenant transaction and the services. */
+export interface Principal {
+  /** Internal company id: only for the database session setting, never in a response. */
+  companyId: string;
+  companyPublicId: string;
+  clientId: string;
+  scopes: string[];
+}
+
+/**
+ * Keys of request-scoped state kept in nestjs-cls (rather than in request-scoped providers):
+ * the principal, and the entity manager of the request's read-only tenant transaction.
+ */
+export const CTX = {
+  principal: 'principal',
+  tenantManager: 'tenantManager',
+} as const;

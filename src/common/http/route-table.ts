@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import type { Application } from 'express';
+
+interface RouteEntry {
+  matches(path: string): boolean;
+  methods: string[];
+}
+
+interface ExpressLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  match(path: string): boolean;
+}
+
+/**
+ * The routes the app serves, read from Express once the app is initialised, so that a known
+ * path asked with another method answers 405 with `Allow` instead of 404.
+ */
+@Injectable()
+export class RouteTable {
+  private routes: RouteEntry[] = [];
+
+  load(app: Application): void {
+    const router = (app as unknown as { router?: { stack: ExpressLayer[] } }).router;
+    this.routes = (router?.stack ?? [])
+      // Nest's catch-all not-found route answers every method; it is not a real route.
+      .filter((layer) => layer.route && !layer.route.methods._all)
+      .map((layer) => ({
+        matches: (path: string) => layer.match(path),
+        methods: Object.keys(layer.route!.methods).map((m) => m.toUpperCase()),
+      }));
+  }
+
+  /** Methods allowed on `path`, empty when no route has that path. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const route of this.routes) {
+      if (route.matches(path)) route.methods.forEach((m) => methods.add(m));
+    }
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  }
+}

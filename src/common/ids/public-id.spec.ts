@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { ID_PREFIX, IdKind, mintId, parseId } from './public-id';
+
+const kinds = Object.keys(ID_PREFIX) as IdKind[];
+
+describe('public ids', () => {
+  it.each(kinds)('mints %s ids with their prefix that parse back', (kind) => {
+    const id = mintId(kind);
+    expect(id.startsWith(ID_PREFIX[kind])).toBe(true);
+    expect(parseId(kind, id)).toBe(id);
+  });
+
+  it('carries at least 96 random bits (no collisions in 20k ids, 22 base62 chars)', () => {
+    const ids = new Set(Array.from({ length: 20_000 }, () => mintId('meeting')));
+    expect(ids.size).toBe(20_000);
+    expect([...ids][0].length - ID_PREFIX.meeting.length).toBe(22);
+    // 62^22 > 2^130: the body can hold the 128 bits it is minted from.
+    expect(22 * Math.log2(62)).toBeGreaterThan(128);
+  });
+
+  it('rejects an id of another collection', () => {
+    expect(parseId('meeting', mintId('call'))).toBeNull();
+    expect(parseId('call', mintId('meeting'))).toBeNull();
+    expect(parseId('emailConversation', mintId('emailMessage'))).toBeNull();
+  });
+
+  it('rejects malformed ids', () => {
+    const good = mintId('meeting');
+    for (const bad of ['', 'mtg_', `${good}x`, good.slice(0, -1), `${good.slice(0, -1)}-`, 'MTG_' + good.slice(4), 42, null]) {
+      expect(parseId('meeting', bad)).toBeNull();
+    }
+  });
+
+  it('never accepts arbitrary strings that are not exactly prefix + 22 base62 chars', () => {
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        const parsed = parseId('meeting', s);
+        return parsed === null || /^mtg_[0-9A-Za-z]{22}$/.test(s);
+      }),
+    );
+  });
+});

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Prefixes of public ids: the spec's prefix table, plus the two ids the spec uses without
+ * naming a prefix (the company and the API client).
+ */
+export const ID_PREFIX = {
+  meeting: 'mtg_',
+  call: 'call_',
+  user: 'usr_',
+  emailConversation: 'eml_',
+  emailMessage: 'emsg_',
+  chatConversation: 'wa_',
+  chatMessage: 'wamsg_',
+  account: 'acc_',
+  answer: 'ans_',
+  question: 'qst_',
+  template: 'tpl_',
+  team: 'team_',
+  tag: 'tag_',
+  competitor: 'ctr_',
+  company: 'cmp_',
+  client: 'cli_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+export type IdPrefix = (typeof ID_PREFIX)[IdKind];
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 128 random bits in base62 take 22 characters. */
+export const ID_BODY_LENGTH = 22;
+const BODY = new RegExp(`^[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);
+
+/** base62 of `bytes`, left-padded to `length` characters. */
+export function base62(bytes: Buffer, length: number): string {
+  let n = BigInt(`0x${bytes.toString('hex') || '0'}`);
+  let out = '';
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out.padStart(length, '0');
+}
+
+/** A new opaque public id of the kind: prefix + 128 random bits. */
+export function mintId(kind: IdKind): string {
+  return ID_PREFIX[kind] + base62(randomBytes(16), ID_BODY_LENGTH);
+}
+
+/**
+ * The id when it is a well-formed id of `kind`, otherwise null. Callers answer null with
+ * 404: a malformed id and an id of the wrong collection are simply "not found".
+ */
+export function parseId(kind: IdKind, value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const prefix = ID_PREFIX[kind];
+  if (!value.startsWith(prefix)) return null;
+  return BODY.test(value.slice(prefix.length)) ? value : null;
+}

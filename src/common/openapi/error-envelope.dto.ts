@@ -1,0 +1,47 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ERROR_CODE_NAMES, ERROR_CODES } from '../errors/error-codes';
+
+const ERROR_TYPES = [...new Set(Object.values(ERROR_CODES).map((e) => e.type))];
+
+export class ErrorBody {
+  @ApiProperty({ enum: ERROR_TYPES, description: 'Stable error class, coarser than `code`.' })
+  type: string;
+
+  @ApiProperty({ description: 'Short human text; may be reworded.' })
+  title: string;
+
+  @ApiProperty({ description: 'Human explanation; never parse it.' })
+  detail: string;
+
+  @ApiProperty({ enum: ERROR_CODE_NAMES, description: 'Stable, machine-readable code.' })
+  code: string;
+
+  @ApiProperty({ pattern: '^req_[0-9A-Za-z]+$' })
+  request_id: string;
+}
+
+/** `{ error: { type, title, detail, code, request_id } }` */
+export class ErrorEnvelope {
+  @ApiProperty({ type: ErrorBody })
+  error: ErrorBody;
+}
+
+/** OAuth 2.0 error shape of the token endpoint. */
+export class OAuthErrorBody {
+  @ApiProperty({ description: 'RFC 6749 code where one applies, otherwise the stable code of the error table.' })
+  error: string;
+
+  @ApiProperty()
+  error_description: string;
+}
+
+export class PaginationDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
+  limit: number;
+
+  @ApiProperty()
+  has_more: boolean;
+
+  @ApiProperty({ type: 'string', nullable: true, pattern: '^cur_[A-Za-z0-9_-]+$' })
+  next_cursor: string | null;
+}

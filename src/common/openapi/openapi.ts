@@ -1,0 +1,27 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { SCOPES } from '../../auth/scopes';
+import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './error-envelope.dto';
+
+export const API_VERSION = '0.1.0';
+export const OAUTH2_SCHEME = 'oauth2';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Conversation Read API')
+    .setDescription(
+      'Read-only, company-scoped access to captured sales conversations: meetings, calls, email and chat conversations. ' +
+        'Obtain a token with the OAuth 2.0 client-credentials grant at `POST /oauth/token`, then send it as `Authorization: Bearer <token>`.',
+    )
+    .setVersion(API_VERSION)
+    .addOAuth2({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...SCOPES } } } }, OAUTH2_SCHEME)
+    .build();
+  return SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelope, OAuthErrorBody, PaginationDto] });
+}
+
+/** `GET /openapi.json` (the document) and `GET /docs` (the human page). */
+export function setupOpenApi(app: INestApplication): OpenAPIObject {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
+  return document;
+}

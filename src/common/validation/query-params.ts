@@ -1,0 +1,93 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { isEmail, ValidateBy, ValidationArguments } from 'class-validator';
+import { ErrorCode } from '../errors/error-codes';
+import { Instant } from './instant';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+const MAX_CURSOR_LENGTH = 1024;
+
+/**
+ * Query parameters arrive as strings. Each decorator below documents the parameter,
+ * parses it, and on failure reports the error code the spec gives for it (carried in the
+ * validation context, read by QueryValidationPipe).
+ */
+function Check(code: ErrorCode, name: string, test: (value: unknown, args: ValidationArguments) => boolean, message: string) {
+  return ValidateBy(
+    { name, validator: { validate: test, defaultMessage: (args) => message.replace('$property', args?.property ?? '') } },
+    { context: { code } },
+  );
+}
+
+export function LimitParam() {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' }),
+    Transform(({ value }) => (typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value)),
+    Check('INVALID_LIMIT', 'limit', (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PAGE_SIZE, 'limit must be an integer from 1 to 100.'),
+  );
+}
+
+export function CursorParam() {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'string', pattern: '^cur_[A-Za-z0-9_-]+$', description: 'The `next_cursor` of the previous page.' }),
+    Check('INVALID_CURSOR', 'cursor', (v) => typeof v === 'string' && v.length <= MAX_CURSOR_LENGTH && /^cur_[A-Za-z0-9_-]+$/.test(v), 'cursor is not valid.'),
+  );
+}
+
+export function DateTimeParam(description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'string', format: 'date-time', description: `${description} RFC 3339 with an explicit offset; exclusive.` }),
+    Transform(({ value }) => (typeof value === 'string' ? (Instant.parse(value) ?? value) : value)),
+    Check('INVALID_DATETIME', 'datetime', (v) => v instanceof Instant, '$property must be an RFC 3339 date-time with an explicit offset.'),
+  );
+}
+
+/** `*_before` must be later than the `*_after` it pairs with. */
+export function LaterThan(afterProperty: string) {
+  return Check(
+    'INVALID_FILTER',
+    'laterThan',
+    (v, args) => {
+      const after = (args.object as Record<string, unknown>)[afterProperty];
+      return !(v instanceof Instant && after instanceof Instant) || v.micros > after.micros;
+    },
+    `$property must be later than ${afterProperty}.`,
+  );
+}
+
+export function EnumFilter(values: readonly string[], description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'string', enum: values, description }),
+    Check('INVALID_FILTER', 'enumFilter', (v) => typeof v === 'string' && values.includes(v), `$property must be one of ${values.join(', ')}.`),
+  );
+}
+
+export function BooleanFilter(description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'boolean', description }),
+    Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)),
+    Check('INVALID_FILTER', 'booleanFilter', (v) => typeof v === 'boolean', '$property must be true or false.'),
+  );
+}
+
+export function EmailFilter(description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'string', format: 'email', description }),
+    Transform(({ value }) => (typeof value === 'string' && isEmail(value) ? value.toLowerCase() : value)),
+    Check('INVALID_FILTER', 'emailFilter', (v) => typeof v === 'string' && isEmail(v) && v.length <= 320, '$property must be an email address.'),
+  );
+}
+
+/** `limit` and `cursor`, shared by every list route. */
+export class PageQuery {
+  @LimitParam()
+  limit: number = DEFAULT_PAGE_SIZE;
+
+  @CursorParam()
+  cursor?: string;
+}
+
+/** Routes that take no query parameters declare this, so that any parameter is rejected. */
+export class NoQuery {}

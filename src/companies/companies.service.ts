@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { parseId } from '../common/ids/public-id';
+import { Company, CompanyFeature, featuresOf } from './company.entity';
+import { CompaniesRepository } from './companies.repository';
+
+export class CompanyNotFoundError extends Error {
+  readonly code = 'COMPANY_NOT_FOUND';
+  constructor(id: string) {
+    super(`No company with id ${JSON.stringify(id)}.`);
+  }
+}
+
+@Injectable()
+export class CompaniesService {
+  constructor(private readonly companies: CompaniesRepository) {}
+
+  create(name: string, apiAccess: boolean): Promise<Company> {
+    return this.companies.create(name, apiAccess);
+  }
+
+  async get(publicId: string): Promise<Company> {
+    const id = parseId('company', publicId);
+    const company = id ? await this.companies.findByPublicId(id) : null;
+    if (!company) throw new CompanyNotFoundError(publicId);
+    return company;
+  }
+
+  async setFeature(publicId: string, feature: CompanyFeature, enabled: boolean): Promise<{ id: string; features: Record<CompanyFeature, boolean> }> {
+    const company = await this.companies.setFeature(await this.get(publicId), feature, enabled);
+    return { id: company.publicId, features: featuresOf(company) };
+  }
+}

@@ -1,0 +1,138 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { ConfigError, loadConfig } from './app-config';
+
+function errorOf(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.message;
+    throw e;
+  }
+  throw new Error('configuration was accepted');
+}
+
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const privatePem = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const publicPem = rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.production).toBe(false);
+    expect(config.dataDir).toMatch(/\.data$/);
+    expect(config.database.url).toBeUndefined();
+    expect(config.jwt.ttlSeconds).toBe(3600);
+    expect(config.secretGraceSeconds).toBe(604800);
+    expect(config.auditTimeoutMs).toBe(2000);
+    expect(config.rateLimits).toEqual({
+      client: { limit: 600, windowSeconds: 60 },
+      company: { limit: 1800, windowSeconds: 60 },
+      email_content: { limit: 300, windowSeconds: 60 },
+      chat_content: { limit: 300, windowSeconds: 60 },
+      token: { limit: 60, windowSeconds: 60 },
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://api@db/app',
+      MIGRATION_DATABASE_URL: 'postgres://owner@db/app',
+      AUDIT_DATABASE_URL: 'postgresql://audit@db2/audit',
+      DATA_DIR: '/tmp/x',
+      REDIS_URL: 'redis://localhost:6379',
+      JWT_PRIVATE_KEY: privatePem,
+      JWT_PUBLIC_KEYS: publicPem + publicPem,
+      CURSOR_SECRET: 'c'.repeat(32),
+      TOKEN_TTL_SECONDS: '60',
+      SECRET_GRACE_SECONDS: '5',
+      RATE_LIMIT_CLIENT: '10/1',
+      RATE_LIMIT_COMPANY: '20/2',
+      RATE_LIMIT_EMAIL_CONTENT: '30/3',
+      RATE_LIMIT_CHAT_CONTENT: '40/4',
+      RATE_LIMIT_TOKEN: '50/5',
+      TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1',
+      AUDIT_TIMEOUT_MS: '500',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.database).toMatchObject({
+      url: 'postgres://api@db/app',
+      migrationUrl: 'postgres://owner@db/app',
+      auditUrl: 'postgresql://audit@db2/audit',
+    });
+    expect(config.dataDir).toBe('/tmp/x');
+    expect(config.redisUrl).toBe('redis://localhost:6379');
+    expect(config.jwt).toEqual({ privateKey: privatePem, publicKeys: publicPem + publicPem, ttlSeconds: 60 });
+    expect(config.secretGraceSeconds).toBe(5);
+    expect(config.rateLimits.token).toEqual({ limit: 50, windowSeconds: 5 });
+    expect(config.rateLimits.chat_content).toEqual({ limit: 40, windowSeconds: 4 });
+    expect(config.trustProxy).toBe('loopback, 10.0.0.0/8, ::1');
+    expect(config.auditTimeoutMs).toBe(500);
+  });
+
+  it('defaults the migration and audit databases to DATABASE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://api@db/app' });
+    expect(config.database.migrationUrl).toBe('postgres://api@db/app');
+    expect(config.database.auditUrl).toBe('postgres://api@db/app');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(3000);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535'],
+    [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535'],
+    [{ PORT: '1.5' }, 'PORT must be an integer from 0 to 65535'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// connection URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [{ RATE_LIMIT_CLIENT: '600' }, 'RATE_LIMIT_CLIENT must be <quota>/<window seconds>'],
+    [{ RATE_LIMIT_TOKEN: '0/60' }, 'RATE_LIMIT_TOKEN must be <quota>/<window seconds>'],
+    [{ TOKEN_TTL_SECONDS: '0' }, 'TOKEN_TTL_SECONDS must be an integer number of seconds'],
+    [{ CURSOR_SECRET: 'short' }, 'CURSOR_SECRET must be at least 32 characters'],
+    [{ JWT_PRIVATE_KEY: 'not a key' }, 'JWT_PRIVATE_KEY must be a PEM-encoded RSA private key'],
+    [{ JWT_PRIVATE_KEY: ec.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }, 'JWT_PRIVATE_KEY must be a PEM-encoded RSA private key'],
+    [{ JWT_PUBLIC_KEYS: 'nope' }, 'JWT_PUBLIC_KEYS must be one or more PEM-encoded RSA public keys'],
+    [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV must be development, production or test'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ AUDIT_TIMEOUT_MS: '-1' }, 'AUDIT_TIMEOUT_MS must be an integer number of milliseconds'],
+    [{ MIGRATION_DATABASE_URL: 'postgres://o@db/app' }, 'MIGRATION_DATABASE_URL requires DATABASE_URL'],
+  ])('rejects %j with one line naming the variable', (env, expected) => {
+    const message = errorOf(env);
+    expect(message).toContain(expected);
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes the rejected value (it may be a secret)', () => {
+    expect(errorOf({ JWT_PRIVATE_KEY: 'secret-material-xyz' })).not.toContain('secret-material-xyz');
+  });
+
+  it.each(['DATABASE_URL', 'JWT_PRIVATE_KEY', 'CURSOR_SECRET'])(
+    'refuses production without %s',
+    (missing) => {
+      const env: NodeJS.ProcessEnv = {
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgres://api@db/app',
+        JWT_PRIVATE_KEY: privatePem,
+        CURSOR_SECRET: 'c'.repeat(40),
+      };
+      delete env[missing];
+      expect(errorOf(env)).toBe(`Invalid configuration: ${missing} is required when NODE_ENV=production`);
+    },
+  );
+
+  it('accepts a complete production configuration', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://api@db/app',
+      JWT_PRIVATE_KEY: privatePem,
+      CURSOR_SECRET: 'c'.repeat(40),
+    });
+    expect(config.production).toBe(true);
+    expect(config.shutdownDelayMs).toBe(5000);
+  });
+});

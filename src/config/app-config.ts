@@ -1,0 +1,124 @@
+import { resolve } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { EnvironmentVariables } from './environment';
+
+export const RATE_LIMIT_POLICIES = ['client', 'company', 'email_content', 'chat_content', 'token'] as const;
+export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICIES)[number];
+
+export interface Quota {
+  limit: number;
+  windowSeconds: number;
+}
+
+const DEFAULT_QUOTAS: Record<RateLimitPolicyName, string> = {
+  client: '600/60',
+  company: '1800/60',
+  email_content: '300/60',
+  chat_content: '300/60',
+  token: '60/60',
+};
+
+const QUOTA_VARIABLES: Record<RateLimitPolicyName, keyof EnvironmentVariables> = {
+  client: 'RATE_LIMIT_CLIENT',
+  company: 'RATE_LIMIT_COMPANY',
+  email_content: 'RATE_LIMIT_EMAIL_CONTENT',
+  chat_content: 'RATE_LIMIT_CHAT_CONTENT',
+  token: 'RATE_LIMIT_TOKEN',
+};
+
+/** Raised for configuration that cannot start the service; its message is the one line printed. */
+export class ConfigError extends Error {}
+
+/**
+ * The validated, typed configuration. Built once from the environment; nothing else in the
+ * service reads `process.env`. Never log it: it holds secrets.
+ */
+export class AppConfig {
+  readonly production: boolean;
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly database: {
+    /** API role connection; unset means embedded PostgreSQL under `dataDir`. */
+    url?: string;
+    migrationUrl?: string;
+    auditUrl?: string;
+    poolSize: number;
+    statementTimeoutMs: number;
+    connectTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
+  };
+  readonly redisUrl?: string;
+  readonly jwt: { privateKey?: string; publicKeys?: string; ttlSeconds: number };
+  readonly cursorSecret?: string;
+  readonly secretGraceSeconds: number;
+  readonly rateLimits: Record<RateLimitPolicyName, Quota>;
+  readonly trustProxy?: string;
+  readonly auditTimeoutMs: number;
+  readonly shutdownDelayMs: number;
+
+  constructor(init: Omit<AppConfig, never>) {
+    Object.assign(this, init);
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const vars = plainToInstance(EnvironmentVariables, present, { excludeExtraneousValues: false });
+  const errors = validateSync(vars, { stopAtFirstError: true });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    throw new ConfigError(`Invalid configuration: ${first.property} ${message}`);
+  }
+
+  const nodeEnv = (vars.NODE_ENV ?? 'development') as AppConfig['nodeEnv'];
+  const production = nodeEnv === 'production';
+  if (production) {
+    for (const required of ['DATABASE_URL', 'JWT_PRIVATE_KEY', 'CURSOR_SECRET'] as const) {
+      if (!vars[required]) throw new ConfigError(`Invalid configuration: ${required} is required when NODE_ENV=production`);
+    }
+  }
+  if (!vars.DATABASE_URL) {
+    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL'] as const) {
+      if (vars[dependent]) throw new ConfigError(`Invalid configuration: ${dependent} requires DATABASE_URL`);
+    }
+  }
+
+  const rateLimits = Object.fromEntries(
+    RATE_LIMIT_POLICIES.map((policy) => {
+      const [limit, windowSeconds] = String(vars[QUOTA_VARIABLES[policy]] ?? DEFAULT_QUOTAS[policy])
+        .split('/')
+        .map(Number);
+      return [policy, { limit, windowSeconds }];
+    }),
+  ) as Record<RateLimitPolicyName, Quota>;
+
+  return new AppConfig({
+    production,
+    nodeEnv,
+    port: vars.PORT ?? 3000,
+    dataDir: resolve(vars.DATA_DIR ?? '.data'),
+    logLevel: vars.LOG_LEVEL ?? 'info',
+    database: {
+      url: vars.DATABASE_URL,
+      migrationUrl: vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
+      auditUrl: vars.AUDIT_DATABASE_URL ?? vars.DATABASE_URL,
+      poolSize: vars.DB_POOL_SIZE ?? 10,
+      statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
+      connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
+      idleInTransactionTimeoutMs: 10_000,
+    },
+    redisUrl: vars.REDIS_URL,
+    jwt: { privateKey: vars.JWT_PRIVATE_KEY, publicKeys: vars.JWT_PUBLIC_KEYS, ttlSeconds: vars.TOKEN_TTL_SECONDS ?? 3600 },
+    cursorSecret: vars.CURSOR_SECRET,
+    secretGraceSeconds: vars.SECRET_GRACE_SECONDS ?? 604_800,
+    rateLimits,
+    trustProxy: vars.TRUST_PROXY,
+    auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
+    shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? (production ? 5000 : 0),
+  });
+}

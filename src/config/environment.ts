@@ -1,0 +1,176 @@
+import 'reflect-metadata';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  ValidationOptions,
+} from 'class-validator';
+import { Type } from 'class-transformer';
+
+const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
+const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
+const QUOTA = /^[1-9]\d{0,8}\/[1-9]\d{0,6}$/;
+const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
+
+function isRsaPrivateKey(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return createPrivateKey(value).asymmetricKeyType === 'rsa';
+  } catch {
+    return false;
+  }
+}
+
+function isRsaPublicKeyList(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const blocks = value.match(PEM_BLOCK);
+  if (!blocks) return false;
+  try {
+    return blocks.every((b) => createPublicKey(b).asymmetricKeyType === 'rsa');
+  } catch {
+    return false;
+  }
+}
+
+/** Express's named ranges, or comma-separated addresses and CIDRs. */
+function isTrustProxy(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  return value.split(',').every((part) => {
+    const p = part.trim();
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(p)) return true;
+    if (p.includes('/')) {
+      try {
+        ipaddr.parseCIDR(p);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    return ipaddr.isValid(p);
+  });
+}
+
+/** An integer variable within bounds; `unit` only words the message. */
+function IntegerIn(min: number, max: number, unit = '') {
+  const message = `must be an integer${unit ? ` number of${unit}` : ''} from ${min} to ${max}`;
+  return (target: object, key: string) => {
+    Type(() => Number)(target, key);
+    IsInt({ message })(target, key);
+    Min(min, { message })(target, key);
+    Max(max, { message })(target, key);
+  };
+}
+
+function Satisfies(test: (v: unknown) => boolean, message: string, options?: ValidationOptions) {
+  return ValidateBy({ name: 'satisfies', validator: { validate: test, defaultMessage: () => message } }, options);
+}
+
+/**
+ * The environment as the service reads it: every variable of API-DECISIONS.md plus the
+ * operational knobs. Messages name the variable and say what is expected, never the value.
+ */
+export class EnvironmentVariables {
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'], { message: 'must be development, production or test' })
+  NODE_ENV?: string;
+
+  @IsOptional()
+  @IntegerIn(0, 65535)
+  PORT?: number;
+
+  @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
+  MIGRATION_DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
+  AUDIT_DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(/^\S+$/, { message: 'must be a directory path' })
+  DATA_DIR?: string;
+
+  @IsOptional()
+  @Matches(REDIS_URL, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Satisfies(isRsaPrivateKey, 'must be a PEM-encoded RSA private key')
+  JWT_PRIVATE_KEY?: string;
+
+  @IsOptional()
+  @Satisfies(isRsaPublicKeyList, 'must be one or more PEM-encoded RSA public keys')
+  JWT_PUBLIC_KEYS?: string;
+
+  @IsOptional()
+  @Matches(/^\S{32,}$/, { message: 'must be at least 32 characters without spaces' })
+  CURSOR_SECRET?: string;
+
+  @IsOptional()
+  @IntegerIn(1, 86400, ' seconds')
+  TOKEN_TTL_SECONDS?: number;
+
+  @IsOptional()
+  @IntegerIn(0, 31536000, ' seconds')
+  SECRET_GRACE_SECONDS?: number;
+
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 600/60' })
+  RATE_LIMIT_CLIENT?: string;
+
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 1800/60' })
+  RATE_LIMIT_COMPANY?: string;
+
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 300/60' })
+  RATE_LIMIT_EMAIL_CONTENT?: string;
+
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 300/60' })
+  RATE_LIMIT_CHAT_CONTENT?: string;
+
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
+  RATE_LIMIT_TOKEN?: string;
+
+  @IsOptional()
+  @Satisfies(isTrustProxy, 'must be comma-separated addresses or CIDRs, or loopback, linklocal, uniquelocal')
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @IntegerIn(10, 60000, ' milliseconds')
+  AUDIT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @IntegerIn(1, 200)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional()
+  @IntegerIn(100, 600000, ' milliseconds')
+  DB_STATEMENT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntegerIn(100, 60000, ' milliseconds')
+  DB_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntegerIn(0, 120000, ' milliseconds')
+  SHUTDOWN_DELAY_MS?: number;
+}

@@ -1,0 +1,78 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { AppConfig, ConfigError } from './app-config';
+
+/** Where each kind of work connects. */
+export class DatabaseUrls {
+  constructor(
+    /** The API role: reads under row-level security. */
+    readonly api: string,
+    /** The schema owner: migrations, CLI writes, seeds. */
+    readonly owner: string,
+    /** Where audit rows are written. */
+    readonly audit: string,
+  ) {}
+}
+
+/** Secrets the service needs, from the environment or, outside production, generated once in DATA_DIR. */
+export class RuntimeSecrets {
+  constructor(
+    readonly cursorSecret: string,
+    readonly jwtPrivateKey: string,
+    readonly jwtPublicKeys: string[],
+  ) {}
+}
+
+export interface Runtime {
+  config: AppConfig;
+  urls: DatabaseUrls;
+  secrets: RuntimeSecrets;
+  embedded?: EmbeddedDatabase;
+}
+
+/**
+ * Resolves what the configuration leaves open: starts or attaches to the embedded
+ * PostgreSQL when DATABASE_URL is unset, and loads or generates development secrets.
+ */
+export async function prepareRuntime(config: AppConfig, log: (line: string) => void = () => undefined): Promise<Runtime> {
+  let embedded: EmbeddedDatabase | undefined;
+  let urls: DatabaseUrls;
+  if (config.database.url) {
+    urls = new DatabaseUrls(config.database.url, config.database.migrationUrl!, config.database.auditUrl!);
+  } else {
+    embedded = await startEmbeddedPostgres(config.dataDir, { log });
+    urls = new DatabaseUrls(embedded.apiUrl, embedded.ownerUrl, embedded.apiUrl);
+  }
+  try {
+    return { config, urls, secrets: await loadSecrets(config), embedded };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}
+
+async function loadSecrets(config: AppConfig): Promise<RuntimeSecrets> {
+  const cursorSecret = config.cursorSecret ?? (await developmentSecret(config, 'cursor-secret', () => randomBytes(32).toString('base64url')));
+  const jwtPrivateKey =
+    config.jwt.privateKey ??
+    (await developmentSecret(config, 'jwt-private-key.pem', () =>
+      generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    ));
+  const jwtPublicKeys = (config.jwt.publicKeys ?? '').match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
+  return new RuntimeSecrets(cursorSecret, jwtPrivateKey, jwtPublicKeys);
+}
+
+async function developmentSecret(config: AppConfig, file: string, generate: () => string): Promise<string> {
+  if (config.production) throw new ConfigError(`Invalid configuration: ${file} may only be generated outside production`);
+  const path = join(config.dataDir, file);
+  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const value = generate();
+  await writeFile(path, value, { mode: 0o600, flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EEXIST') throw e;
+  });
+  return (await readFile(path, 'utf8')).trim();
+}

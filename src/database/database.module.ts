@@ -1,0 +1,47 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
+import { DatabaseUrls } from '../config/runtime';
+import { DatabaseRoleCheck } from './database-role-check';
+import { dataSourceOptions } from './data-source-options';
+import { TenantTransaction, TenantTransactionInterceptor } from './tenant-transaction';
+
+/**
+ * The default data source. The API connects as the API role (reads under row-level
+ * security); the CLI connects as the schema owner (writes companies, clients, seeds).
+ */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forApi(): DynamicModule {
+    return DatabaseModule.build('api');
+  }
+
+  static forOwner(): DynamicModule {
+    return DatabaseModule.build('owner');
+  }
+
+  private static build(role: 'api' | 'owner'): DynamicModule {
+    const providers = [TenantTransaction, TenantTransactionInterceptor, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [DatabaseUrls, AppConfig],
+          useFactory: (urls: DatabaseUrls, config: AppConfig) => ({
+            ...dataSourceOptions(role === 'api' ? urls.api : urls.owner, {
+              applicationName: role === 'api' ? 'conversation-read-api' : 'conversation-read-api-admin',
+              poolSize: role === 'api' ? config.database.poolSize : 2,
+              statementTimeoutMs: role === 'api' ? config.database.statementTimeoutMs : 600_000,
+              connectTimeoutMs: config.database.connectTimeoutMs,
+            }),
+            retryAttempts: 2,
+            retryDelay: 500,
+          }),
+        }),
+      ],
+      providers,
+      exports: [TenantTransaction, TenantTransactionInterceptor],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+import { Platform1763800000000 } from './1763800000000-platform';
+
+/** Every migration in order; listed explicitly so that source and build behave the same. */
+export const MIGRATIONS = [Platform1763800000000];

@@ -1,0 +1,40 @@
+import { DataSource } from 'typeorm';
+import { MIGRATIONS_TABLE } from './data-source-options';
+
+/** Tables the API role may append to and never read; every other table it may only read. */
+export const APPEND_ONLY_TABLES = ['audit_events'];
+
+/**
+ * Runs pending migrations as the schema owner, then gives the API role exactly its
+ * privileges: SELECT on data tables, INSERT on append-only tables, nothing else.
+ * Idempotent: it recomputes the grants from the current schema every time.
+ */
+export async function migrateAndGrant(owner: DataSource, apiRole: string | null): Promise<string[]> {
+  const applied = await owner.runMigrations({ transaction: 'each' });
+  if (apiRole) await grantApiPrivileges(owner, apiRole);
+  return applied.map((m) => m.name);
+}
+
+export async function grantApiPrivileges(owner: DataSource, apiRole: string): Promise<void> {
+  const [{ current_user: me }] = await owner.query('SELECT current_user');
+  if (me === apiRole) return; // one role for both: nothing to grant (and the start-up check warns)
+  const role = `"${apiRole.replace(/"/g, '""')}"`;
+  const tables: { name: string }[] = await owner.query(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> $1`,
+    [MIGRATIONS_TABLE],
+  );
+  await owner.transaction(async (m) => {
+    await m.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await m.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}`);
+    await m.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${role}`);
+    for (const { name } of tables) {
+      const privilege = APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT';
+      await m.query(`GRANT ${privilege} ON TABLE public."${name}" TO ${role}`);
+    }
+  });
+}
+
+/** Role name of a postgres:// URL. */
+export function roleOf(url: string): string {
+  return decodeURIComponent(new URL(url).username);
+}

@@ -1,0 +1,48 @@
+import 'reflect-metadata';
+import { Logger } from 'nestjs-pino';
+import pino from 'pino';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config/app-config';
+import { prepareRuntime } from './config/runtime';
+import { migrate } from './database/migrate';
+import { ShutdownState } from './health/shutdown-state';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const boot = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
+  const runtime = await prepareRuntime(config, (line) => boot.debug(line));
+  if (runtime.embedded) {
+    // The embedded database belongs to this process: keep its schema current on every start.
+    const applied = await migrate(runtime.urls);
+    if (applied.length) boot.info({ applied }, 'migrations applied');
+  }
+
+  const app = await createApp(runtime);
+  const server = app.getHttpServer();
+  // Deliberate HTTP timeouts: a client that dribbles its headers or body is cut off.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
+  await app.listen(config.port);
+  const logger = app.get(Logger);
+  logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: readiness is now 503, draining`, 'Bootstrap');
+    app.get(ShutdownState).begin();
+    await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+    await app.close(); // stops accepting, lets in-flight requests finish, closes pools
+    await runtime.embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : `startup failed: ${(error as Error).stack ?? error}`}\n`);
+  process.exit(1);
+});
