@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { ClsModule } from 'nestjs-cls';
 import { CompaniesModule } from './companies/companies.module';
+import { CursorsModule } from './common/cursors/cursors.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { RouteTable } from './common/http/route-table';
 import { Runtime } from './config/runtime';
@@ -26,6 +27,7 @@ export class AppModule {
           middleware: { mount: true, generateId: true, idGenerator: (req) => req.requestId },
         }),
         DatabaseModule.forApi(),
+        CursorsModule,
         ...domainModules,
         ...extra,
       ],

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Application } from 'express';
 
+import { METHODS } from 'node:http';
+
+/** A route registered for (nearly) every HTTP method is a catch-all, not an API route. */
+const EVERY_METHOD = Math.floor(METHODS.length / 2);
+
 interface RouteEntry {
   matches(path: string): boolean;
   methods: string[];
@@ -23,7 +28,7 @@ export class RouteTable {
     const router = (app as unknown as { router?: { stack: ExpressLayer[] } }).router;
     this.routes = (router?.stack ?? [])
       // Nest's catch-all not-found route answers every method; it is not a real route.
-      .filter((layer) => layer.route && !layer.route.methods._all)
+      .filter((layer) => layer.route && !layer.route.methods._all && Object.keys(layer.route.methods).length < EVERY_METHOD)
       .map((layer) => ({
         matches: (path: string) => layer.match(path),
         methods: Object.keys(layer.route!.methods).map((m) => m.toUpperCase()),

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { isEmail, ValidateBy, ValidationArguments } from 'class-validator';
+import { isEmail, IsOptional, ValidateBy, ValidationArguments } from 'class-validator';
 import { ErrorCode } from '../errors/error-codes';
 import { Instant } from './instant';
 
@@ -15,9 +15,12 @@ const MAX_CURSOR_LENGTH = 1024;
  * validation context, read by QueryValidationPipe).
  */
 function Check(code: ErrorCode, name: string, test: (value: unknown, args: ValidationArguments) => boolean, message: string) {
-  return ValidateBy(
-    { name, validator: { validate: test, defaultMessage: (args) => message.replace('$property', args?.property ?? '') } },
-    { context: { code } },
+  return applyDecorators(
+    IsOptional(), // an absent parameter is not checked; a present one is never undefined
+    ValidateBy(
+      { name, validator: { validate: test, defaultMessage: (args) => message.replace('$property', args?.property ?? '') } },
+      { context: { code } },
+    ),
   );
 }
 
@@ -45,7 +48,7 @@ export function DateTimeParam(description: string) {
 }
 
 /** `*_before` must be later than the `*_after` it pairs with. */
-export function LaterThan(afterProperty: string) {
+export function LaterThan(afterProperty: string): PropertyDecorator {
   return Check(
     'INVALID_FILTER',
     'laterThan',

@@ -1,0 +1,86 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ClsService } from 'nestjs-cls';
+import { Company } from '../../src/companies/company.entity';
+import { readRolePosture } from '../../src/database/database-role-check';
+import { TenantTransaction } from '../../src/database/tenant-transaction';
+import { createCompany } from '../support/factories';
+import { PipelineProbeModule } from '../support/pipeline-probe.module';
+import { apiDataSource, createTestApp, ownerDataSource } from '../support/test-app';
+
+describe('tenant isolation in the database', () => {
+  let owner: DataSource;
+  let api: DataSource;
+  let app: NestExpressApplication;
+  let a: Company;
+  let b: Company;
+
+  beforeAll(async () => {
+    [owner, api, app] = await Promise.all([ownerDataSource(), apiDataSource(), createTestApp({ extra: [PipelineProbeModule] })]);
+    [a, b] = await Promise.all([createCompany(owner), createCompany(owner)]);
+  });
+  afterAll(async () => {
+    await Promise.all([owner.destroy(), api.destroy(), app.close()]);
+  });
+
+  it('connects the API as a role that is not superuser, has no BYPASSRLS and owns no tenant table', async () => {
+    expect(await readRolePosture(api)).toMatchObject({ superuser: false, bypassRls: false, ownsTenantTables: false });
+  });
+
+  it('forces row-level security on every table that has it enabled, and enables it on every table with a company', async () => {
+    const tables: { relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }[] = await owner.query(`
+      SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c
+      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+        AND (c.relname = 'companies' OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'company_id'))`);
+    expect(tables.length).toBeGreaterThan(0);
+    for (const t of tables) expect(t).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
+  });
+
+  it('returns none of company B rows to an unfiltered query inside company A tenant transaction', async () => {
+    const tenant = app.get(TenantTransaction);
+    const rows: { public_id: string }[] = await app.get(ClsService).run(() =>
+      tenant.run(a.id, (m) => m.query('SELECT public_id FROM companies')),
+    );
+    expect(rows.map((r) => r.public_id)).toEqual([a.publicId]);
+  });
+
+  it('returns no rows at all to the API role outside a tenant transaction', async () => {
+    expect(await api.query('SELECT * FROM companies')).toEqual([]);
+  });
+
+  it('keeps the tenant setting inside its transaction (a pooled connection does not carry it on)', async () => {
+    const runner = api.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`BEGIN READ ONLY; SELECT set_config('app.company_id', '${a.id}', true)`);
+      expect(await runner.query('SELECT count(*)::int AS n FROM companies')).toEqual([{ n: 1 }]);
+      await runner.query('COMMIT');
+      expect(await runner.query('SELECT count(*)::int AS n FROM companies')).toEqual([{ n: 0 }]);
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('refuses writes by the API role', async () => {
+    await expect(api.query(`UPDATE companies SET name = 'x' WHERE id = $1`, [b.id])).rejects.toThrow(/permission denied/);
+    await expect(api.query(`INSERT INTO companies (public_id, name) VALUES ('cmp_x', 'x')`)).rejects.toThrow(/permission denied/);
+  });
+
+  it('runs tenant work read-only', async () => {
+    const tenant = app.get(TenantTransaction);
+    await expect(
+      app.get(ClsService).run(() => tenant.run(a.id, (m) => m.query(`SELECT set_config('x.y', 'z', false); CREATE TEMP TABLE t (x int)`))),
+    ).rejects.toThrow(/read-only transaction/);
+  });
+
+  it('over HTTP: a request for company A sees only company A, for B only B', async () => {
+    const http = request(app.getHttpServer());
+    const [ra, rb] = await Promise.all([
+      http.get('/v1/_probe/companies').set('x-test-company', a.id).expect(200),
+      http.get('/v1/_probe/companies').set('x-test-company', b.id).expect(200),
+    ]);
+    expect(ra.body.data).toEqual([a.publicId]);
+    expect(rb.body.data).toEqual([b.publicId]);
+  });
+});

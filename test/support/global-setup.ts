@@ -1,0 +1,37 @@
+import { chmod, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseUrls } from '../../src/config/runtime';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { migrate } from '../../src/database/migrate';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __TEST_CLUSTERS__: EmbeddedDatabase[] | undefined;
+}
+
+/**
+ * One real PostgreSQL for the whole run, migrated once, plus a second disposable cluster
+ * that fault tests may stop and start. Both are embedded, on free ports, in a temp dir.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'conv-api-test-'));
+  await chmod(root, 0o711); // the cluster runs as "postgres" and must reach its directory
+  const [main, faults] = await Promise.all([
+    startEmbeddedPostgres(join(root, 'main'), { database: 'conversations_test' }),
+    startEmbeddedPostgres(join(root, 'faults'), { database: 'conversations_faults_test' }),
+  ]);
+  globalThis.__TEST_CLUSTERS__ = [main, faults];
+  for (const cluster of [main, faults]) await migrate(new DatabaseUrls(cluster.apiUrl, cluster.ownerUrl, cluster.apiUrl));
+
+  Object.assign(process.env, {
+    TEST_ROOT: root,
+    TEST_DATABASE_URL: main.apiUrl,
+    TEST_MIGRATION_DATABASE_URL: main.ownerUrl,
+    TEST_SUPER_DATABASE_URL: main.superUrl,
+    TEST_FAULTS_DATABASE_URL: faults.apiUrl,
+    TEST_FAULTS_MIGRATION_DATABASE_URL: faults.ownerUrl,
+    TEST_FAULTS_DATA_DIR: faults.dataDir,
+    TEST_FAULTS_PORT: String(faults.port),
+  });
+}

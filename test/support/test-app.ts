@@ -1,0 +1,50 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { DynamicModule, Type } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config/app-config';
+import { prepareRuntime } from '../../src/config/runtime';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+
+let signingKey: string | undefined;
+function testSigningKey(): string {
+  signingKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return signingKey;
+}
+
+/** Refuses to touch a database whose name does not say it is a test database. */
+export function assertTestDatabase(url: string | undefined): string {
+  if (!url) throw new Error('no test database: run the tests through jest (its global setup starts PostgreSQL)');
+  const name = new URL(url).pathname.slice(1);
+  if (!/test/i.test(name)) throw new Error(`refusing to run tests against database "${name}"`);
+  return url;
+}
+
+/** The real application, configured for a test database; `env` overrides configuration. */
+export async function createTestApp(
+  options: { env?: NodeJS.ProcessEnv; extra?: Array<Type | DynamicModule>; faults?: boolean } = {},
+): Promise<NestExpressApplication> {
+  const prefix = options.faults ? 'TEST_FAULTS_' : 'TEST_';
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: assertTestDatabase(process.env[`${prefix}DATABASE_URL`]),
+    MIGRATION_DATABASE_URL: assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
+    CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef0123456789',
+    JWT_PRIVATE_KEY: testSigningKey(),
+    ...options.env,
+  });
+  return createApp(await prepareRuntime(config), options.extra);
+}
+
+/** A connection as the schema owner, for factories that write test data. */
+export async function ownerDataSource(faults = false): Promise<DataSource> {
+  const url = assertTestDatabase(process.env[faults ? 'TEST_FAULTS_MIGRATION_DATABASE_URL' : 'TEST_MIGRATION_DATABASE_URL']);
+  return new DataSource(dataSourceOptions(url, { poolSize: 2, applicationName: 'tests-owner' })).initialize();
+}
+
+/** A connection as the API role, exactly as the service connects. */
+export async function apiDataSource(): Promise<DataSource> {
+  return new DataSource(dataSourceOptions(assertTestDatabase(process.env.TEST_DATABASE_URL), { poolSize: 2, applicationName: 'tests-api' })).initialize();
+}
