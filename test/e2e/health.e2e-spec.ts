@@ -1,0 +1,66 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { ShutdownState } from '../../src/health/shutdown-state';
+import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
+import { createTestApp } from '../support/test-app';
+
+async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (await check()) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
+
+describe('health probes', () => {
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+
+  // This suite owns the disposable cluster: it stops and restarts PostgreSQL under the app.
+  beforeAll(async () => {
+    app = await createTestApp({ faults: true, env: { DB_CONNECT_TIMEOUT_MS: '500' } });
+    http = request(app.getHttpServer());
+  });
+  afterAll(() => app.close());
+
+  it('GET /health/live answers 200 with a Terminus body and no auth', async () => {
+    const res = await http.get('/health/live').expect(200);
+    expect(res.body).toEqual({ status: 'ok', info: {}, error: {}, details: {} });
+  });
+
+  it('GET /health/ready answers 200 when PostgreSQL answers', async () => {
+    const res = await http.get('/health/ready').expect(200);
+    expect(res.body.status).toBe('ok');
+    expect(res.body.details.database).toEqual({ status: 'up' });
+  });
+
+  it('probes are not under /v1, carry no envelope and are not cached as API responses', async () => {
+    const res = await http.get('/health/ready');
+    expect(res.body.data).toBeUndefined();
+    expect(res.headers['cache-control']).toBeUndefined();
+  });
+
+  it('GET /health/ready turns 503 when PostgreSQL stops and back to 200 when it returns, without a restart', async () => {
+    await stopFaultsCluster();
+    try {
+      const down = await http.get('/health/ready');
+      expect(down.status).toBe(503);
+      expect(down.body.status).toBe('error');
+      expect(down.body.details.database.status).toBe('down');
+      // liveness does not depend on the database
+      await http.get('/health/live').expect(200);
+    } finally {
+      await startFaultsCluster();
+    }
+    const ms = await eventually(async () => (await http.get('/health/ready')).status === 200, 10_000);
+    expect(ms).toBeLessThan(10_000);
+  });
+
+  it('GET /health/ready answers 503 from the moment shutdown begins, while liveness stays 200', async () => {
+    app.get(ShutdownState).begin();
+    const res = await http.get('/health/ready').expect(503);
+    expect(res.body.details.shutdown).toEqual({ status: 'down', message: 'shutting down' });
+    await http.get('/health/live').expect(200);
+  });
+});
