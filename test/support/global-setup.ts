@@ -6,7 +6,6 @@ import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embe
 import { migrate } from '../../src/database/migrate';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __TEST_CLUSTERS__: EmbeddedDatabase[] | undefined;
 }
 
