@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ClsService } from 'nestjs-cls';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { CTX, Principal } from '../common/http/request-context';
 
 /**
@@ -44,6 +44,16 @@ export class TenantTransaction {
     const manager = this.cls.get<EntityManager | undefined>(CTX.tenantManager);
     if (!manager) throw new Error('no tenant transaction in this context');
     return manager;
+  }
+
+  /**
+   * The first wall: a query builder over `entity` already filtered to the request's
+   * company. Repositories start every tenant query here; row-level security is the second wall.
+   */
+  scoped<T extends ObjectLiteral>(entity: EntityTarget<T>, alias: string, companyColumn = 'company_id'): SelectQueryBuilder<T> {
+    const principal = this.cls.get<Principal | undefined>(CTX.principal);
+    if (!principal) throw new Error('no principal in this context');
+    return this.manager.createQueryBuilder(entity, alias).where(`${alias}.${companyColumn} = :tenantCompanyId`, { tenantCompanyId: principal.companyId });
   }
 }
 

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ClsService } from 'nestjs-cls';
 import { Company } from '../../src/companies/company.entity';
+import { CTX } from '../../src/common/http/request-context';
 import { readRolePosture } from '../../src/database/database-role-check';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
 import { createCompany } from '../support/factories';
@@ -43,6 +44,28 @@ describe('tenant isolation in the database', () => {
       tenant.run(a.id, (m) => m.query('SELECT public_id FROM companies')),
     );
     expect(rows.map((r) => r.public_id)).toEqual([a.publicId]);
+  });
+
+  it('scoped() filters by the principal company in the application too', async () => {
+    const tenant = app.get(TenantTransaction);
+    const cls = app.get(ClsService);
+    const principal = { companyId: a.id, companyPublicId: a.publicId, clientId: 'cli_test', scopes: [] };
+    const ids = await cls.run(async () => {
+      cls.set(CTX.principal, principal);
+      return tenant.run(a.id, async () => {
+        const qb = tenant.scoped(Company, 'c', 'id');
+        expect(qb.getQuery()).toMatch(/"c"\."id" = :tenantCompanyId|c\.id = :tenantCompanyId/);
+        return (await qb.getMany()).map((c) => c.publicId);
+      });
+    });
+    expect(ids).toEqual([a.publicId]);
+  });
+
+  it('refuses to start in production when its role can bypass row-level security, and warns otherwise', async () => {
+    const asOwner = { DATABASE_URL: process.env.TEST_MIGRATION_DATABASE_URL };
+    await expect(createTestApp({ env: { ...asOwner, NODE_ENV: 'production' } })).rejects.toThrow(/CAN BYPASS ROW-LEVEL SECURITY.*owns the tenant tables.*Refusing to start/);
+    const dev = await createTestApp({ env: asOwner });
+    await dev.close();
   });
 
   it('returns no rows at all to the API role outside a tenant transaction', async () => {
