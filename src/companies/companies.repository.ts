@@ -21,6 +21,6 @@ export class CompaniesRepository {
   async setFeature(company: Company, feature: CompanyFeature, enabled: boolean): Promise<Company> {
     const repo = this.dataSource.getRepository(Company);
     await repo.update({ id: company.id }, { [COMPANY_FEATURES[feature]]: enabled });
-    return (await repo.findOneByOrFail({ id: company.id }));
+    return repo.findOneByOrFail({ id: company.id });
   }
 }
