@@ -16,7 +16,8 @@ import { Type } from 'class-transformer';
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
 const QUOTA = /^[1-9]\d{0,8}\/[1-9]\d{0,6}$/;
-const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
+/** One PEM block; JWT_PUBLIC_KEYS holds several, concatenated. */
+export const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
 
 function isRsaPrivateKey(value: unknown): boolean {
   if (typeof value !== 'string') return false;

@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
 import { AppConfig, ConfigError } from './app-config';
+import { PEM_BLOCK } from './environment';
 
 /** Where each kind of work connects. */
 export class DatabaseUrls {
@@ -61,7 +62,7 @@ async function loadSecrets(config: AppConfig): Promise<RuntimeSecrets> {
     (await developmentSecret(config, 'jwt-private-key.pem', () =>
       generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     ));
-  const jwtPublicKeys = (config.jwt.publicKeys ?? '').match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
+  const jwtPublicKeys = (config.jwt.publicKeys ?? '').match(PEM_BLOCK) ?? [];
   return new RuntimeSecrets(cursorSecret, jwtPrivateKey, jwtPublicKeys);
 }
 

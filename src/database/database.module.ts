@@ -34,6 +34,7 @@ export class DatabaseModule {
               poolSize: role === 'api' ? config.database.poolSize : 2,
               statementTimeoutMs: role === 'api' ? config.database.statementTimeoutMs : 600_000,
               connectTimeoutMs: config.database.connectTimeoutMs,
+              idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
             }),
             retryAttempts: 2,
             retryDelay: 500,
