@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { newRequestId, OAUTH_TOKEN_PATH } from '../http/request-id';
+import { newRequestId, OAUTH_TOKEN_PATH, REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ErrorCode, GENERIC_INTERNAL_DETAIL } from './error-codes';
@@ -56,7 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    res.setHeader('X-Request-Id', requestId);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     const body =
       req.path === OAUTH_TOKEN_PATH
