@@ -1,7 +1,12 @@
-import { DynamicModule, Module, Type } from '@nestjs/common';
+import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
+import { AuthModule } from './auth/auth.module';
+import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { ScopesGuard } from './auth/scopes.guard';
 import { CompaniesModule } from './companies/companies.module';
 import { CursorsModule } from './common/cursors/cursors.module';
+import { ContextModule } from './context/context.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { RouteTable } from './common/http/route-table';
 import { Runtime } from './config/runtime';
@@ -11,7 +16,14 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 
 /** Modules of the HTTP service, in the order a request meets them. */
-const domainModules: Type[] = [HealthModule, CompaniesModule];
+const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule];
+
+/**
+ * Global guards run in this order, which is the spec's order of checks on `/v1`:
+ * 401 (token) → 403 API_ACCESS_DISABLED (both in BearerAuthGuard) → 429 (rate limit) →
+ * 403 INSUFFICIENT_SCOPE. Query validation (400) and the handler (404) come after.
+ */
+const globalGuards: Provider[] = [BearerAuthGuard, ScopesGuard].map((guard) => ({ provide: APP_GUARD, useClass: guard }));
 
 @Module({})
 export class AppModule {
@@ -31,7 +43,7 @@ export class AppModule {
         ...domainModules,
         ...extra,
       ],
-      providers: [RouteTable, EnvelopeInterceptor],
+      providers: [RouteTable, EnvelopeInterceptor, ...globalGuards],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
-import { CLI_OUTPUT, CliError, CliOutput } from './cli-output';
+import { AdminError } from '../common/errors/admin-error';
+import { CLI_OUTPUT, CliOutput } from './cli-output';
 
 /** Base of every admin command: the shared `--json` flag and the output contract. */
 export abstract class AdminCommand extends CommandRunner {
@@ -24,6 +25,6 @@ export abstract class AdminCommand extends CommandRunner {
 
 export function requireOption(options: Record<string, unknown>, name: string): string {
   const value = options[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new CliError('INVALID_ARGUMENTS', `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
+  if (typeof value !== 'string' || value.trim() === '') throw new AdminError('INVALID_ARGUMENTS', `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
   return value.trim();
 }

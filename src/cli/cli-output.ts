@@ -1,12 +1,4 @@
-/** A failure the CLI reports as `{"error": {"code", "message"}}` (with --json) and exit 1. */
-export class CliError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { AdminError } from '../common/errors/admin-error';
 
 /**
  * The CLI's output contract: with `--json`, exactly one JSON object on stdout and nothing
@@ -28,7 +20,7 @@ export class CliOutput {
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {
-  if (error instanceof CliError) return { code: error.code, message: error.message };
+  if (error instanceof AdminError) return { code: error.code, message: error.message };
   const coded = error as { code?: unknown; message?: unknown } | null;
   if (coded && typeof coded.code === 'string' && /^[A-Z][A-Z_]+$/.test(coded.code) && typeof coded.message === 'string') {
     return { code: coded.code, message: coded.message };

@@ -1,13 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ClsModule } from 'nestjs-cls';
+import { ClientsModule } from '../clients/clients.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { Runtime } from '../config/runtime';
 import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
+import { CLIENT_COMMANDS } from './client.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 
-const commands = [CompanyCreateCommand, CompanyFeatureCommand];
+const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
 @Module({})
@@ -15,7 +17,7 @@ export class CliModule {
   static forRoot(runtime: Runtime, output: CliOutput): DynamicModule {
     return {
       module: CliModule,
-      imports: [RuntimeModule.forRoot(runtime), ClsModule.forRoot({ global: true }), DatabaseModule.forOwner(), CompaniesModule],
+      imports: [RuntimeModule.forRoot(runtime), ClsModule.forRoot({ global: true }), DatabaseModule.forOwner(), CompaniesModule, ClientsModule],
       providers: [...commands, { provide: CLI_OUTPUT, useValue: output }],
     };
   }

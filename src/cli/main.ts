@@ -3,7 +3,8 @@ import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import { loadConfig } from '../config/app-config';
 import { prepareRuntime, Runtime } from '../config/runtime';
 import { migrate } from '../database/migrate';
-import { CliError, CliOutput } from './cli-output';
+import { AdminError } from '../common/errors/admin-error';
+import { CliOutput } from './cli-output';
 import { CliModule } from './cli.module';
 
 /**
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
     const outputConfiguration = { writeErr: () => undefined };
     const errorHandler = (error: Error) => {
       if (['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(commanderCode(error))) return;
-      output.failure(new CliError('INVALID_ARGUMENTS', error.message.replace(/^error: /, '')));
+      output.failure(new AdminError('INVALID_ARGUMENTS', error.message.replace(/^error: /, '')));
       throw error;
     };
     const app = await CommandFactory.createWithoutRunning(CliModule.forRoot(runtime, output), {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { AdminError } from '../common/errors/admin-error';
 import { parseId } from '../common/ids/public-id';
 import { Company, CompanyFeature, featuresOf } from './company.entity';
 import { CompaniesRepository } from './companies.repository';
 
-export class CompanyNotFoundError extends Error {
-  readonly code = 'COMPANY_NOT_FOUND';
+export class CompanyNotFoundError extends AdminError {
   constructor(id: string) {
-    super(`No company with id ${JSON.stringify(id)}.`);
+    super('COMPANY_NOT_FOUND', `No company with id ${JSON.stringify(id)}.`);
   }
 }
 

@@ -1,12 +1,19 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS_TABLE } from './data-source-options';
 
-/** Tables the API role may append to and never read; every other table it may only read. */
+/** Tables the API role may append to and never read; every other data table it may only read. */
 export const APPEND_ONLY_TABLES = ['audit_events'];
+
+/** Tables the API role may not touch at all; it reaches one client at a time through API_FUNCTIONS. */
+export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
+
+/** SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them). */
+export const API_FUNCTIONS = ['app_client_state(text)', 'app_client_credentials(text)'];
 
 /**
  * Runs pending migrations as the schema owner, then gives the API role exactly its
- * privileges: SELECT on data tables, INSERT on append-only tables, nothing else.
+ * privileges: SELECT on data tables, INSERT on append-only tables, EXECUTE on the credential
+ * lookups, nothing else.
  * Idempotent: it recomputes the grants from the current schema every time.
  */
 export async function migrateAndGrant(owner: DataSource, apiRole: string | null): Promise<string[]> {
@@ -28,9 +35,11 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
     await m.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}`);
     await m.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${role}`);
     for (const { name } of tables) {
+      if (CREDENTIAL_TABLES.includes(name)) continue;
       const privilege = APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT';
       await m.query(`GRANT ${privilege} ON TABLE public."${name}" TO ${role}`);
     }
+    for (const fn of API_FUNCTIONS) await m.query(`GRANT EXECUTE ON FUNCTION public.${fn} TO ${role}`);
   });
 }
 

@@ -2,6 +2,7 @@ import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/commo
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
+import { Public } from '../auth/auth.decorators';
 import { RawResponse } from '../common/http/envelope.interceptor';
 import { ShutdownState } from './shutdown-state';
 
@@ -10,6 +11,7 @@ import { ShutdownState } from './shutdown-state';
  * (a database outage must not restart every pod); readiness checks what requests need.
  */
 @ApiExcludeController()
+@Public()
 @RawResponse()
 @Controller('health')
 export class HealthController {

@@ -1,5 +1,6 @@
 import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Param, Query, UseGuards } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
+import { Public } from '../../src/auth/auth.decorators';
 import { CursorCodec } from '../../src/common/cursors/cursor-codec';
 import { Collection, keysetPage, Page } from '../../src/common/cursors/keyset-page';
 import { ApiError } from '../../src/common/errors/api-error';
@@ -40,12 +41,14 @@ class TestPrincipalGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const companyId = context.switchToHttp().getRequest().headers['x-test-company'];
-    const principal: Principal = { companyId, companyPublicId: 'cmp_test', clientId: 'cli_test', scopes: [] };
+    const principal: Principal = { companyId, companyPublicId: 'cmp_test', companyName: 'Test', clientId: 'cli_test', clientName: 'Test', scopes: [] };
     this.cls.set(CTX.principal, principal);
     return true;
   }
 }
 
+/** Public to the bearer guard: these routes test the pipeline behind it, not authentication. */
+@Public()
 @Controller('v1/_probe')
 class ProbeController {
   constructor(

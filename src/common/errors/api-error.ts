@@ -14,8 +14,6 @@ export class ApiError extends Error {
     readonly detail: string = ERROR_CODES[code].title,
     /** Extra response headers the error implies (Allow, WWW-Authenticate, Retry-After). */
     readonly headers: Record<string, string> = {},
-    /** OAuth 2.0 `error` value when this error is answered by the token endpoint. */
-    readonly oauthError?: string,
   ) {
     super(`${code}: ${detail}`);
     this.status = ERROR_CODES[code].status;

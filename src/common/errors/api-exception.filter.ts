@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { newRequestId, OAUTH_TOKEN_PATH, REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
-import { ErrorCode, GENERIC_INTERNAL_DETAIL } from './error-codes';
+import { ErrorCode, GENERIC_INTERNAL_DETAIL, oauthErrorOf } from './error-codes';
 import { isDatabaseUnavailable } from './database-errors';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -60,7 +60,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     const body =
       req.path === OAUTH_TOKEN_PATH
-        ? { error: error.oauthError ?? error.code, error_description: error.detail }
+        ? { error: oauthErrorOf(error.code), error_description: error.detail }
         : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
   }

@@ -1,13 +1,18 @@
 /**
  * The single table of the API's error codes: HTTP status, error class (`type`) and the
- * fixed human title. Codes are stable; titles may be reworded.
+ * fixed human title. Codes are stable; titles may be reworded. `oauth` is the RFC 6749
+ * `error` the token endpoint answers instead of the code; the codes marked `tokenOnly`
+ * exist only there (the `/v1` envelope never carries them).
  */
 export const ERROR_CODES = {
   INVALID_LIMIT: { status: 400, type: 'InvalidRequestError', title: 'Invalid page size' },
   INVALID_DATETIME: { status: 400, type: 'InvalidRequestError', title: 'Invalid date-time' },
   INVALID_FILTER: { status: 400, type: 'InvalidRequestError', title: 'Invalid filter' },
   INVALID_CURSOR: { status: 400, type: 'InvalidRequestError', title: 'Invalid cursor' },
-  INVALID_REQUEST: { status: 400, type: 'InvalidRequestError', title: 'Invalid request' },
+  INVALID_REQUEST: { status: 400, type: 'InvalidRequestError', title: 'Invalid request', oauth: 'invalid_request' },
+  UNSUPPORTED_GRANT_TYPE: { status: 400, type: 'InvalidRequestError', title: 'Unsupported grant type', oauth: 'unsupported_grant_type', tokenOnly: true },
+  INVALID_SCOPE: { status: 400, type: 'InvalidRequestError', title: 'Invalid scope', oauth: 'invalid_scope', tokenOnly: true },
+  INVALID_CLIENT: { status: 401, type: 'AuthenticationError', title: 'Client authentication failed', oauth: 'invalid_client', tokenOnly: true },
   MISSING_ACCESS_TOKEN: { status: 401, type: 'AuthenticationError', title: 'Missing access token' },
   INVALID_ACCESS_TOKEN: { status: 401, type: 'AuthenticationError', title: 'Invalid access token' },
   INSUFFICIENT_SCOPE: { status: 403, type: 'ForbiddenError', title: 'Insufficient scope' },
@@ -34,7 +39,18 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type ErrorType = (typeof ERROR_CODES)[ErrorCode]['type'];
 
-export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
+/** Codes the `/v1` error envelope can carry. */
+export const ERROR_CODE_NAMES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !('tokenOnly' in ERROR_CODES[code]));
+
+/**
+ * The `error` of the token endpoint's OAuth body: the RFC 6749 code where one applies (any
+ * other 400 is `invalid_request`), otherwise the stable code verbatim (API-DECISIONS.md).
+ */
+export function oauthErrorOf(code: ErrorCode): string {
+  const spec = ERROR_CODES[code];
+  if ('oauth' in spec) return spec.oauth;
+  return spec.status === 400 ? 'invalid_request' : code;
+}
 
 /** The fixed text of an unexpected failure: nothing about the cause leaves the process. */
 export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. Quote the request_id to support.';

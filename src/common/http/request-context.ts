@@ -3,7 +3,10 @@ export interface Principal {
   /** Internal company id: only for the database session setting, never in a response. */
   companyId: string;
   companyPublicId: string;
+  companyName: string;
   clientId: string;
+  clientName: string;
+  /** The scopes the token carries. */
   scopes: string[];
 }
 

@@ -5,6 +5,8 @@ import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './error-envelope.d
 
 export const API_VERSION = '0.1.0';
 export const OAUTH2_SCHEME = 'oauth2';
+/** HTTP Basic client authentication at the token endpoint (RFC 6749 §2.3.1). */
+export const CLIENT_BASIC_SCHEME = 'client_basic';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -15,6 +17,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion(API_VERSION)
     .addOAuth2({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...SCOPES } } } }, OAUTH2_SCHEME)
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Token endpoint only: form-encoded client id and secret, base64.' }, CLIENT_BASIC_SCHEME)
     .build();
   return SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelope, OAuthErrorBody, PaginationDto] });
 }

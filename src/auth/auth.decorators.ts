@@ -1,0 +1,30 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiOAuth2, ApiResponse } from '@nestjs/swagger';
+import { ErrorEnvelope } from '../common/openapi/error-envelope.dto';
+import { OAUTH2_SCHEME } from '../common/openapi/openapi';
+import { Scope } from './scopes';
+
+export const IS_PUBLIC = 'auth:public';
+export const REQUIRED_SCOPES = 'auth:scopes';
+
+/** A route without a bearer token (probes, the token endpoint). Every other route needs one. */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/**
+ * A `/v1` route: bearer token required (that holds without this decorator too), plus every
+ * scope listed. Also documents the security requirement and the auth errors in OpenAPI.
+ */
+export function Authenticated(...scopes: Scope[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(REQUIRED_SCOPES, scopes),
+    ApiOAuth2(scopes, OAUTH2_SCHEME),
+    ApiResponse({ status: 400, type: ErrorEnvelope, description: 'INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code.' }),
+    ApiResponse({ status: 401, type: ErrorEnvelope, description: 'MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`.' }),
+    ApiResponse({
+      status: 403,
+      type: ErrorEnvelope,
+      description: scopes.length ? `API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without ${scopes.join(' and ')}.` : 'API_ACCESS_DISABLED.',
+    }),
+    ApiResponse({ status: 503, type: ErrorEnvelope, description: 'SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff.' }),
+  );
+}

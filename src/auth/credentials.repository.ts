@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ClientStatus } from '../clients/api-client.entity';
+
+/** A client's state as every request checks it. */
+export interface ClientState {
+  clientId: string;
+  clientName: string;
+  /** Internal id: only for the tenant transaction. */
+  companyId: string;
+  companyPublicId: string;
+  companyName: string;
+  apiAccess: boolean;
+  status: ClientStatus;
+  scopes: string[];
+  cidrs: string[];
+  version: number;
+}
+
+export interface ClientCredentials extends ClientState {
+  /** SHA-256 of each secret valid now (at most two). */
+  secretHashes: Buffer[];
+}
+
+interface StateRow {
+  client_name: string;
+  company_id: string;
+  company_public_id: string;
+  company_name: string;
+  api_access: boolean;
+  status: ClientStatus;
+  scopes: string[];
+  cidrs: string[];
+  credential_version: number;
+}
+
+/**
+ * The API's only view of credentials: one client by its public id, through the SECURITY
+ * DEFINER functions of the credentials migration (the API role has no privilege on the
+ * tables). One indexed lookup per call, on `api_clients_public_id_key`.
+ */
+@Injectable()
+export class CredentialsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async stateOf(clientId: string): Promise<ClientState | null> {
+    const [row]: StateRow[] = await this.dataSource.query('SELECT * FROM app_client_state($1)', [clientId]);
+    return row ? toState(clientId, row) : null;
+  }
+
+  async credentialsOf(clientId: string): Promise<ClientCredentials | null> {
+    const [row]: Array<StateRow & { secret_hashes: Buffer[] }> = await this.dataSource.query('SELECT * FROM app_client_credentials($1)', [clientId]);
+    return row ? { ...toState(clientId, row), secretHashes: row.secret_hashes } : null;
+  }
+}
+
+function toState(clientId: string, row: StateRow): ClientState {
+  return {
+    clientId,
+    clientName: row.client_name,
+    companyId: row.company_id,
+    companyPublicId: row.company_public_id,
+    companyName: row.company_name,
+    apiAccess: row.api_access,
+    status: row.status,
+    scopes: row.scopes,
+    cidrs: row.cidrs,
+    version: row.credential_version,
+  };
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { AddressAllowList } from '../clients/address-allow-list';
+import { clientSecretMatches } from '../clients/client-secret';
+import { ID_BODY_LENGTH, ID_PREFIX, parseId } from '../common/ids/public-id';
+import { Principal } from '../common/http/request-context';
+import { AccessTokens } from './access-tokens';
+import { AuthErrors } from './auth-errors';
+import { ClientState, CredentialsRepository } from './credentials.repository';
+
+/** Looked up in place of a malformed client id, so every token request runs the same query. */
+const NO_SUCH_CLIENT = ID_PREFIX.client + '0'.repeat(ID_BODY_LENGTH);
+
+/**
+ * Decides who is calling: a client with its secret (token endpoint) or a bearer token
+ * (every `/v1` request). Both check the credential's current state in the database, so a
+ * revocation, a disabled client or API_ACCESS turned off acts on the very next request on
+ * every instance. Order of outcomes: 401 (who) before 403 API_ACCESS_DISABLED (what).
+ */
+@Injectable()
+export class CredentialsService {
+  constructor(
+    private readonly credentials: CredentialsRepository,
+    private readonly tokens: AccessTokens,
+  ) {}
+
+  async authenticateClient(clientId: string, secret: string, address: string | undefined, basic: boolean): Promise<ClientState> {
+    const found = await this.credentials.credentialsOf(parseId('client', clientId) ?? NO_SUCH_CLIENT);
+    // Compared even when the client is unknown, so both failures take the same time.
+    const secretOk = clientSecretMatches(secret, found?.secretHashes ?? []);
+    if (!found || !secretOk || found.status !== 'active' || !AddressAllowList.of(found.cidrs).permits(address)) {
+      throw AuthErrors.invalidClient(basic);
+    }
+    if (!found.apiAccess) throw AuthErrors.apiAccessDisabled();
+    return found;
+  }
+
+  async authenticateToken(token: string, address: string | undefined): Promise<Principal> {
+    const claims = this.tokens.verify(token);
+    const state = await this.credentials.stateOf(claims.sub);
+    if (
+      !state ||
+      state.status !== 'active' ||
+      state.version !== claims.ver ||
+      state.companyPublicId !== claims.company ||
+      !AddressAllowList.of(state.cidrs).permits(address)
+    ) {
+      throw AuthErrors.invalidToken('The access token is no longer valid; request a new one.');
+    }
+    if (!state.apiAccess) throw AuthErrors.apiAccessDisabled();
+    return {
+      companyId: state.companyId,
+      companyPublicId: state.companyPublicId,
+      companyName: state.companyName,
+      clientId: state.clientId,
+      clientName: state.clientName,
+      scopes: claims.scope.split(' ').filter(Boolean),
+    };
+  }
+}
