@@ -16,7 +16,7 @@ import { TokenService } from './token.service';
   imports: [PassportModule],
   controllers: [TokenController],
   providers: [AccessTokens, CredentialsRepository, CredentialsService, TokenService, BearerStrategy],
-  exports: [AccessTokens],
+  exports: [AccessTokens, BearerStrategy],
 })
 export class AuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -4,7 +4,7 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { AuthErrors } from './auth-errors';
 import { IS_PUBLIC } from './auth.decorators';
-import { BEARER_STRATEGY } from './bearer.strategy';
+import { BearerStrategy } from './bearer.strategy';
 
 /**
  * First global guard: every route needs a valid bearer token unless marked @Public(), so a
@@ -12,9 +12,12 @@ import { BEARER_STRATEGY } from './bearer.strategy';
  * INVALID_ACCESS_TOKEN, or 403 API_ACCESS_DISABLED (from the credential check).
  */
 @Injectable()
-export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
-    super();
+export class BearerAuthGuard extends AuthGuard() {
+  constructor(
+    private readonly reflector: Reflector,
+    strategy: BearerStrategy,
+  ) {
+    super({ defaultStrategy: strategy.registeredName, session: false });
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> | boolean {

@@ -1,25 +1,36 @@
-import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
+import passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
 import { CTX, Principal } from '../common/http/request-context';
 import { CredentialsService } from './credentials.service';
-
-export const BEARER_STRATEGY = 'bearer';
 
 /**
  * passport-http-bearer, reading the token from the `Authorization` header only. By default
  * it also takes `access_token` from the query string or the body; tokens in URLs end up in
  * proxy logs and browser history, so those places are hidden from it.
+ *
+ * Passport keeps strategies in one process-wide registry by name. Each application
+ * registers its instance under its own name (BearerAuthGuard asks for that name), so two
+ * applications in one process (tests, with different keys) never answer for each other.
  */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) {
+export class BearerStrategy extends PassportStrategy(Strategy) implements OnModuleDestroy {
+  readonly registeredName = `bearer-${randomUUID()}`;
+
   constructor(
     private readonly credentials: CredentialsService,
     private readonly cls: ClsService,
   ) {
     super({ passReqToCallback: true });
+    passport.use(this.registeredName, this);
+  }
+
+  onModuleDestroy(): void {
+    passport.unuse(this.registeredName);
   }
 
   override authenticate(req: Request, options?: object): void {

@@ -29,9 +29,9 @@ export class TokenController {
   })
   @ApiConsumes(TOKEN_MEDIA_TYPE)
   @ApiBody({ type: TokenRequestForm })
-  // Basic or body credentials: the empty requirement makes Basic optional.
-  @ApiSecurity(CLIENT_BASIC_SCHEME)
+  // Basic or body credentials: the empty requirement makes Basic optional (decorators apply bottom-up).
   @ApiSecurity({})
+  @ApiSecurity(CLIENT_BASIC_SCHEME)
   @ApiOkResponse({ type: TokenResponseDto, description: 'Headers forbid caching (`Cache-Control: no-store`, `Pragma: no-cache`).' })
   @oauthError(400, '`invalid_request`, `unsupported_grant_type` or `invalid_scope`.')
   @oauthError(401, '`invalid_client`: client authentication failed (with `WWW-Authenticate: Basic` when Basic was used).')

@@ -199,11 +199,11 @@ describe('request pipeline', () => {
       expect(res.body.error.type).toBe('ServiceUnavailableError');
     });
 
-    it('answers errors on the token endpoint in the OAuth shape', async () => {
-      // 404 until the token route exists (#3), 405 for GET afterwards: the shape is what counts here.
+    it('answers GET /oauth/token with 405 and Allow: POST, in the OAuth shape', async () => {
       const res = await http.get('/oauth/token');
-      expect([404, 405]).toContain(res.status);
-      expect(res.body).toEqual({ error: expect.stringMatching(/^(RESOURCE_NOT_FOUND|METHOD_NOT_ALLOWED)$/), error_description: expect.any(String) });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.body).toEqual({ error: 'METHOD_NOT_ALLOWED', error_description: expect.any(String) });
       expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
     });
   });

@@ -1,6 +1,6 @@
 import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Param, Query, UseGuards } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
-import { Public } from '../../src/auth/auth.decorators';
+import { Authenticated, Public } from '../../src/auth/auth.decorators';
 import { CursorCodec } from '../../src/common/cursors/cursor-codec';
 import { Collection, keysetPage, Page } from '../../src/common/cursors/keyset-page';
 import { ApiError } from '../../src/common/errors/api-error';
@@ -95,5 +95,25 @@ class ProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController], providers: [TestPrincipalGuard] })
+/** Behind the real bearer and scope guards: stands in for domain routes until they exist. */
+@Controller('v1/_probe/auth')
+class AuthenticatedProbeController {
+  constructor(private readonly tenant: TenantTransaction) {}
+
+  @Get('transcripts')
+  @Authenticated('meetings.read', 'transcriptions.read')
+  transcripts(@Query() _query: NoQuery): { ok: true } {
+    return { ok: true };
+  }
+
+  @Get('companies')
+  @Authenticated()
+  async companies(@Query() _query: NoQuery): Promise<Collection<string>> {
+    // No company filter: what the token's tenant transaction lets through is what is seen.
+    const rows: { public_id: string }[] = await this.tenant.manager.query('SELECT public_id FROM companies ORDER BY id');
+    return new Collection(rows.map((r) => r.public_id));
+  }
+}
+
+@Module({ controllers: [ProbeController, AuthenticatedProbeController], providers: [TestPrincipalGuard] })
 export class PipelineProbeModule {}

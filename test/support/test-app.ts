@@ -8,7 +8,8 @@ import { prepareRuntime } from '../../src/config/runtime';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 
 let signingKey: string | undefined;
-function testSigningKey(): string {
+/** The RSA private key (PEM) every test app signs tokens with, unless a test overrides JWT_PRIVATE_KEY. */
+export function testSigningKey(): string {
   signingKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return signingKey;
 }
