@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { thumbprint, TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/auth/access-tokens';
+import { thumbprint } from '../../src/auth/access-tokens';
 import { Company } from '../../src/companies/company.entity';
 import { clientsAdmin, createClient, TestClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';

@@ -6,6 +6,7 @@ import { Company } from '../../src/companies/company.entity';
 import { CTX } from '../../src/common/http/request-context';
 import { readRolePosture } from '../../src/database/database-role-check';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
+import { createClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { PipelineProbeModule } from '../support/pipeline-probe.module';
 import { apiDataSource, createTestApp, ownerDataSource } from '../support/test-app';
@@ -105,5 +106,33 @@ describe('tenant isolation in the database', () => {
     ]);
     expect(ra.body.data).toEqual([a.publicId]);
     expect(rb.body.data).toEqual([b.publicId]);
+  });
+
+  describe('credentials', () => {
+    it('gives the API role no privilege at all on the credential tables', async () => {
+      await expect(api.query('SELECT * FROM api_clients')).rejects.toThrow(/permission denied/);
+      await expect(api.query('SELECT * FROM client_secrets')).rejects.toThrow(/permission denied/);
+    });
+
+    it('lets the API role look up exactly one client by id, and nothing by anything else', async () => {
+      const client = await createClient(owner, a);
+      const [state] = await api.query('SELECT * FROM app_client_state($1)', [client.clientId]);
+      expect(state).toMatchObject({ company_id: a.id, company_public_id: a.publicId, status: 'active', credential_version: 1 });
+      expect(state).not.toHaveProperty('secret_hashes');
+      const [credentials] = await api.query('SELECT * FROM app_client_credentials($1)', [client.clientId]);
+      expect(credentials.secret_hashes).toHaveLength(1);
+      for (const probe of ['%', '', "cli_' OR true --", 'cli_0000000000000000000000']) {
+        expect(await api.query('SELECT * FROM app_client_state($1)', [probe])).toEqual([]);
+      }
+    });
+
+    it('keeps EXECUTE on the credential lookups from PUBLIC', async () => {
+      const rows: Array<{ proname: string; acl: string }> = await owner.query(
+        `SELECT proname, proacl::text AS acl FROM pg_proc WHERE proname IN ('app_client_state', 'app_client_credentials')`,
+      );
+      expect(rows).toHaveLength(2);
+      // A PUBLIC grant shows as "=X/owner" in the ACL.
+      for (const row of rows) expect(row.acl).not.toMatch(/[{,]=X/);
+    });
   });
 });
