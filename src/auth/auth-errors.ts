@@ -22,11 +22,15 @@ export const AuthErrors = {
 
   insufficientScope(required: readonly string[]): ApiError {
     const scope = required.join(' ');
-    return new ApiError('INSUFFICIENT_SCOPE', `This route needs the scopes: ${scope}.`, bearerChallenge({ error: 'insufficient_scope', scope }));
+    return new ApiError(
+      'INSUFFICIENT_SCOPE',
+      `This route needs the scopes: ${scope}.`,
+      bearerChallenge({ error: 'insufficient_scope', scope }),
+    );
   },
 
   apiAccessDisabled(): ApiError {
-    return new ApiError('API_ACCESS_DISABLED', "API access is turned off for this company (feature API_ACCESS).");
+    return new ApiError('API_ACCESS_DISABLED', 'API access is turned off for this company (feature API_ACCESS).');
   },
 
   /**

@@ -18,13 +18,25 @@ export function Authenticated(...scopes: Scope[]): MethodDecorator & ClassDecora
   return applyDecorators(
     SetMetadata(REQUIRED_SCOPES, scopes),
     ApiOAuth2(scopes, OAUTH2_SCHEME),
-    ApiResponse({ status: 400, type: ErrorEnvelope, description: 'INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code.' }),
-    ApiResponse({ status: 401, type: ErrorEnvelope, description: 'MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`.' }),
+    ApiResponse({
+      status: 400,
+      type: ErrorEnvelope,
+      description: 'INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code.',
+    }),
+    ApiResponse({
+      status: 401,
+      type: ErrorEnvelope,
+      description: 'MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`.',
+    }),
     ApiResponse({
       status: 403,
       type: ErrorEnvelope,
       description: scopes.length ? `API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without ${scopes.join(' and ')}.` : 'API_ACCESS_DISABLED.',
     }),
-    ApiResponse({ status: 503, type: ErrorEnvelope, description: 'SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff.' }),
+    ApiResponse({
+      status: 503,
+      type: ErrorEnvelope,
+      description: 'SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff.',
+    }),
   );
 }

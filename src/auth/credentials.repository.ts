@@ -50,7 +50,9 @@ export class CredentialsRepository {
   }
 
   async credentialsOf(clientId: string): Promise<ClientCredentials | null> {
-    const [row]: Array<StateRow & { secret_hashes: Buffer[] }> = await this.dataSource.query('SELECT * FROM app_client_credentials($1)', [clientId]);
+    const [row]: Array<StateRow & { secret_hashes: Buffer[] }> = await this.dataSource.query('SELECT * FROM app_client_credentials($1)', [
+      clientId,
+    ]);
     return row ? { ...toState(clientId, row), secretHashes: row.secret_hashes } : null;
   }
 }

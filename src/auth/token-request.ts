@@ -25,14 +25,18 @@ type Field = (typeof FIELDS)[number];
 export function readTokenRequest(body: unknown, authorization: string | undefined): TokenRequest {
   const form = readFields(body);
   if (form.grant_type === undefined) throw new ApiError('INVALID_REQUEST', 'grant_type is required; use grant_type=client_credentials.');
-  if (form.grant_type !== CLIENT_CREDENTIALS_GRANT) throw new ApiError('UNSUPPORTED_GRANT_TYPE', 'Only grant_type=client_credentials is supported.');
+  if (form.grant_type !== CLIENT_CREDENTIALS_GRANT)
+    throw new ApiError('UNSUPPORTED_GRANT_TYPE', 'Only grant_type=client_credentials is supported.');
   const names = form.scope?.split(' ').filter(Boolean);
   const scope = names?.length ? names : undefined;
 
   if (authorization !== undefined) {
     const basic = readBasic(authorization);
     if (form.client_secret !== undefined || (form.client_id !== undefined && form.client_id !== basic.clientId)) {
-      throw new ApiError('INVALID_REQUEST', 'Authenticate the client either with HTTP Basic or with client_id and client_secret in the body, not both.');
+      throw new ApiError(
+        'INVALID_REQUEST',
+        'Authenticate the client either with HTTP Basic or with client_id and client_secret in the body, not both.',
+      );
     }
     return { ...basic, basic: true, scope };
   }

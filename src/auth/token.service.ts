@@ -25,7 +25,12 @@ export class TokenService {
     const request = readTokenRequest(body, authorization);
     const client = await this.credentials.authenticateClient(request.clientId, request.clientSecret, address, request.basic);
     const scopes = grantedScopes(request.scope, client.scopes);
-    const issued = this.tokens.issue({ clientId: client.clientId, companyPublicId: client.companyPublicId, scopes, version: client.version });
+    const issued = this.tokens.issue({
+      clientId: client.clientId,
+      companyPublicId: client.companyPublicId,
+      scopes,
+      version: client.version,
+    });
     return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, scope: scopes.join(' ') };
   }
 }
@@ -37,7 +42,10 @@ export class TokenService {
 function grantedScopes(requested: string[] | undefined, held: readonly string[]): string[] {
   if (requested === undefined) return ALL_SCOPES.filter((s) => held.includes(s));
   if (requested.some((s) => !held.includes(s) || !(ALL_SCOPES as string[]).includes(s))) {
-    throw new ApiError('INVALID_SCOPE', `A requested scope is unknown or not granted to this client; scopes are space-separated names from: ${ALL_SCOPES.join(' ')}.`);
+    throw new ApiError(
+      'INVALID_SCOPE',
+      `A requested scope is unknown or not granted to this client; scopes are space-separated names from: ${ALL_SCOPES.join(' ')}.`,
+    );
   }
   return ALL_SCOPES.filter((s) => requested.includes(s));
 }

@@ -25,6 +25,7 @@ export abstract class AdminCommand extends CommandRunner {
 
 export function requireOption(options: Record<string, unknown>, name: string): string {
   const value = options[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new AdminError('INVALID_ARGUMENTS', `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new AdminError('INVALID_ARGUMENTS', `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
   return value.trim();
 }

@@ -17,7 +17,13 @@ export class CliModule {
   static forRoot(runtime: Runtime, output: CliOutput): DynamicModule {
     return {
       module: CliModule,
-      imports: [RuntimeModule.forRoot(runtime), ClsModule.forRoot({ global: true }), DatabaseModule.forOwner(), CompaniesModule, ClientsModule],
+      imports: [
+        RuntimeModule.forRoot(runtime),
+        ClsModule.forRoot({ global: true }),
+        DatabaseModule.forOwner(),
+        CompaniesModule,
+        ClientsModule,
+      ],
       providers: [...commands, { provide: CLI_OUTPUT, useValue: output }],
     };
   }

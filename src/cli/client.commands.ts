@@ -53,7 +53,12 @@ export class ClientCreateCommand extends AdminCommand {
     });
     this.output.result(
       created,
-      [`client_id:     ${created.client_id}`, `client_secret: ${created.client_secret}`, `scopes:        ${created.scopes.join(' ')}`, 'The secret is shown only now; store it in your secret manager.'].join('\n'),
+      [
+        `client_id:     ${created.client_id}`,
+        `client_secret: ${created.client_secret}`,
+        `scopes:        ${created.scopes.join(' ')}`,
+        'The secret is shown only now; store it in your secret manager.',
+      ].join('\n'),
     );
   }
 }
@@ -71,7 +76,10 @@ export class ClientListCommand extends AdminCommand {
 
   protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
     const data = await this.clients.list(requireOption(options, 'company'));
-    const lines = data.map((c) => `${c.client_id}  ${c.status.padEnd(8)}  ${c.name}  [${c.scopes.join(' ')}]${c.cidrs.length ? `  cidrs: ${c.cidrs.join(' ')}` : ''}`);
+    const lines = data.map(
+      (c) =>
+        `${c.client_id}  ${c.status.padEnd(8)}  ${c.name}  [${c.scopes.join(' ')}]${c.cidrs.length ? `  cidrs: ${c.cidrs.join(' ')}` : ''}`,
+    );
     this.output.result({ data }, lines.length ? lines.join('\n') : 'no clients');
   }
 }
@@ -82,7 +90,11 @@ export class ClientRotateSecretCommand extends ClientCommand {
     const rotated = await this.clients.rotateSecret(requireOption(options, 'client'));
     this.output.result(
       rotated,
-      [`client_id:     ${rotated.client_id}`, `client_secret: ${rotated.client_secret}`, `previous secret valid until ${rotated.previous_secret_expires_at}`].join('\n'),
+      [
+        `client_id:     ${rotated.client_id}`,
+        `client_secret: ${rotated.client_secret}`,
+        `previous secret valid until ${rotated.previous_secret_expires_at}`,
+      ].join('\n'),
     );
   }
 }
@@ -120,7 +132,8 @@ export class ClientSetCidrsCommand extends ClientCommand {
   }
 
   protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    if (typeof options.cidrs !== 'string') throw new AdminError('INVALID_ARGUMENTS', '--cidrs is required (an empty string clears the list)');
+    if (typeof options.cidrs !== 'string')
+      throw new AdminError('INVALID_ARGUMENTS', '--cidrs is required (an empty string clears the list)');
     const result = await this.clients.setCidrs(requireOption(options, 'client'), options.cidrs);
     this.output.result(result, `${result.client_id}: ${result.cidrs.length ? result.cidrs.join(' ') : 'any address'}`);
   }

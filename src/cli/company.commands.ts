@@ -59,8 +59,10 @@ export class CompanyFeatureCommand extends AdminCommand {
   protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
     const company = requireOption(options, 'company');
     const feature = requireOption(options, 'feature');
-    if (!(feature in COMPANY_FEATURES)) throw new AdminError('INVALID_ARGUMENTS', `--feature must be one of ${Object.keys(COMPANY_FEATURES).join(', ')}`);
-    if (Boolean(options.enable) === Boolean(options.disable)) throw new AdminError('INVALID_ARGUMENTS', 'give exactly one of --enable or --disable');
+    if (!(feature in COMPANY_FEATURES))
+      throw new AdminError('INVALID_ARGUMENTS', `--feature must be one of ${Object.keys(COMPANY_FEATURES).join(', ')}`);
+    if (Boolean(options.enable) === Boolean(options.disable))
+      throw new AdminError('INVALID_ARGUMENTS', 'give exactly one of --enable or --disable');
     const result = await this.companies.setFeature(company, feature as CompanyFeature, Boolean(options.enable));
     this.output.result(result, `${result.id}: ${feature} ${options.enable ? 'enabled' : 'disabled'}`);
   }

@@ -32,7 +32,15 @@ export class ClientsRepository {
   create(input: NewClient): Promise<ApiClient> {
     return this.dataSource.transaction(async (m) => {
       const client = await m.save(
-        m.create(ApiClient, { publicId: mintId('client'), companyId: input.companyId, name: input.name, status: 'active', scopes: input.scopes, cidrs: input.cidrs, credentialVersion: 1 }),
+        m.create(ApiClient, {
+          publicId: mintId('client'),
+          companyId: input.companyId,
+          name: input.name,
+          status: 'active',
+          scopes: input.scopes,
+          cidrs: input.cidrs,
+          credentialVersion: 1,
+        }),
       );
       await m.insert(ClientSecret, { clientId: client.id, companyId: client.companyId, secretHash: input.secretHash, expiresAt: null });
       return client;

@@ -31,7 +31,12 @@ export class ClientsService {
     private readonly config: AppConfig,
   ) {}
 
-  async create(input: { company: string; name: string; scopes: string; cidrs?: string }): Promise<{ client_id: string; client_secret: string; scopes: string[] }> {
+  async create(input: {
+    company: string;
+    name: string;
+    scopes: string;
+    cidrs?: string;
+  }): Promise<{ client_id: string; client_secret: string; scopes: string[] }> {
     const company = await this.companies.get(input.company);
     const name = input.name.trim();
     if (name.length < 1 || name.length > 200) throw new AdminError('INVALID_ARGUMENTS', '--name must be 1 to 200 characters');
@@ -66,7 +71,10 @@ export class ClientsService {
     const outcome = await this.clients.rotateSecret(client, hashClientSecret(secret), this.config.secretGraceSeconds);
     if (!outcome.rotated) {
       const until = outcome.validUntil ? ` until ${outcome.validUntil.toISOString()}` : '';
-      throw new AdminError('ROTATION_IN_PROGRESS', `Client ${client.publicId} already has two valid secrets; the previous one stays valid${until}.`);
+      throw new AdminError(
+        'ROTATION_IN_PROGRESS',
+        `Client ${client.publicId} already has two valid secrets; the previous one stays valid${until}.`,
+      );
     }
     return { client_id: client.publicId, client_secret: secret, previous_secret_expires_at: outcome.previousExpiresAt.toISOString() };
   }
@@ -104,7 +112,11 @@ export class ClientsService {
 function parseScopes(text: string): Scope[] {
   const names = text.split(/[\s,]+/).filter(Boolean);
   const unknown = names.filter((n) => !(ALL_SCOPES as string[]).includes(n));
-  if (unknown.length > 0) throw new AdminError('INVALID_ARGUMENTS', `unknown scope ${JSON.stringify(unknown[0].slice(0, 60))}; scopes are ${ALL_SCOPES.join(' ')}`);
+  if (unknown.length > 0)
+    throw new AdminError(
+      'INVALID_ARGUMENTS',
+      `unknown scope ${JSON.stringify(unknown[0].slice(0, 60))}; scopes are ${ALL_SCOPES.join(' ')}`,
+    );
   if (names.length === 0) throw new AdminError('INVALID_ARGUMENTS', `--scopes needs at least one of ${ALL_SCOPES.join(' ')}`);
   return ALL_SCOPES.filter((s) => names.includes(s));
 }

@@ -25,7 +25,11 @@ export class CompaniesService {
     return company;
   }
 
-  async setFeature(publicId: string, feature: CompanyFeature, enabled: boolean): Promise<{ id: string; features: Record<CompanyFeature, boolean> }> {
+  async setFeature(
+    publicId: string,
+    feature: CompanyFeature,
+    enabled: boolean,
+  ): Promise<{ id: string; features: Record<CompanyFeature, boolean> }> {
     const company = await this.companies.setFeature(await this.get(publicId), feature, enabled);
     return { id: company.publicId, features: featuresOf(company) };
   }

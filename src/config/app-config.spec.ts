@@ -93,7 +93,10 @@ describe('loadConfig', () => {
     [{ TOKEN_TTL_SECONDS: '0' }, 'TOKEN_TTL_SECONDS must be an integer number of seconds'],
     [{ CURSOR_SECRET: 'short' }, 'CURSOR_SECRET must be at least 32 characters'],
     [{ JWT_PRIVATE_KEY: 'not a key' }, 'JWT_PRIVATE_KEY must be a PEM-encoded RSA private key'],
-    [{ JWT_PRIVATE_KEY: ec.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }, 'JWT_PRIVATE_KEY must be a PEM-encoded RSA private key'],
+    [
+      { JWT_PRIVATE_KEY: ec.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      'JWT_PRIVATE_KEY must be a PEM-encoded RSA private key',
+    ],
     [{ JWT_PUBLIC_KEYS: 'nope' }, 'JWT_PUBLIC_KEYS must be one or more PEM-encoded RSA public keys'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
@@ -111,19 +114,16 @@ describe('loadConfig', () => {
     expect(errorOf({ JWT_PRIVATE_KEY: 'secret-material-xyz' })).not.toContain('secret-material-xyz');
   });
 
-  it.each(['DATABASE_URL', 'JWT_PRIVATE_KEY', 'CURSOR_SECRET'])(
-    'refuses production without %s',
-    (missing) => {
-      const env: NodeJS.ProcessEnv = {
-        NODE_ENV: 'production',
-        DATABASE_URL: 'postgres://api@db/app',
-        JWT_PRIVATE_KEY: privatePem,
-        CURSOR_SECRET: 'c'.repeat(40),
-      };
-      delete env[missing];
-      expect(errorOf(env)).toBe(`Invalid configuration: ${missing} is required when NODE_ENV=production`);
-    },
-  );
+  it.each(['DATABASE_URL', 'JWT_PRIVATE_KEY', 'CURSOR_SECRET'])('refuses production without %s', (missing) => {
+    const env: NodeJS.ProcessEnv = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://api@db/app',
+      JWT_PRIVATE_KEY: privatePem,
+      CURSOR_SECRET: 'c'.repeat(40),
+    };
+    delete env[missing];
+    expect(errorOf(env)).toBe(`Invalid configuration: ${missing} is required when NODE_ENV=production`);
+  });
 
   it('accepts a complete production configuration', () => {
     const config = loadConfig({

@@ -1,16 +1,7 @@
 import 'reflect-metadata';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-  ValidationOptions,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { Type } from 'class-transformer';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;

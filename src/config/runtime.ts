@@ -56,7 +56,8 @@ export async function prepareRuntime(config: AppConfig, log: (line: string) => v
 }
 
 async function loadSecrets(config: AppConfig): Promise<RuntimeSecrets> {
-  const cursorSecret = config.cursorSecret ?? (await developmentSecret(config, 'cursor-secret', () => randomBytes(32).toString('base64url')));
+  const cursorSecret =
+    config.cursorSecret ?? (await developmentSecret(config, 'cursor-secret', () => randomBytes(32).toString('base64url')));
   const jwtPrivateKey =
     config.jwt.privateKey ??
     (await developmentSecret(config, 'jwt-private-key.pem', () =>

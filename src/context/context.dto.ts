@@ -46,7 +46,11 @@ export class ContextDto {
   @ApiProperty({ enum: ALL_SCOPES, isArray: true, description: 'The scopes this token carries.' })
   scopes: string[];
 
-  @ApiProperty({ type: RateLimitStateDto, isArray: true, description: 'Each rate-limit policy that applies to this client, with its current state.' })
+  @ApiProperty({
+    type: RateLimitStateDto,
+    isArray: true,
+    description: 'Each rate-limit policy that applies to this client, with its current state.',
+  })
   rate_limits: RateLimitStateDto[];
 }
 

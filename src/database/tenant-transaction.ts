@@ -53,7 +53,9 @@ export class TenantTransaction {
   scoped<T extends ObjectLiteral>(entity: EntityTarget<T>, alias: string, companyColumn = 'company_id'): SelectQueryBuilder<T> {
     const principal = this.cls.get<Principal | undefined>(CTX.principal);
     if (!principal) throw new Error('no principal in this context');
-    return this.manager.createQueryBuilder(entity, alias).where(`${alias}.${companyColumn} = :tenantCompanyId`, { tenantCompanyId: principal.companyId });
+    return this.manager
+      .createQueryBuilder(entity, alias)
+      .where(`${alias}.${companyColumn} = :tenantCompanyId`, { tenantCompanyId: principal.companyId });
   }
 }
 

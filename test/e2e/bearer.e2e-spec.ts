@@ -92,20 +92,29 @@ describe('bearer authentication on /v1', () => {
         },
       ],
       ['a signature by another key under our kid', () => sign(validClaims(), {}, newRsaKey())],
-      ['a tampered payload (scope widened) with the original signature', () => {
-        const [h, , s] = token.split('.');
-        return `${h}.${b64url({ ...validClaims(), scope: 'meetings.read calls.read emails.read emails.content.read' })}.${s}`;
-      }],
+      [
+        'a tampered payload (scope widened) with the original signature',
+        () => {
+          const [h, , s] = token.split('.');
+          return `${h}.${b64url({ ...validClaims(), scope: 'meetings.read calls.read emails.read emails.content.read' })}.${s}`;
+        },
+      ],
       ['a wrong issuer', () => sign({ ...validClaims(), iss: 'https://evil.example' })],
       ['a wrong audience', () => sign({ ...validClaims(), aud: 'another-api' })],
       ['typ JWT instead of at+jwt', () => sign(validClaims(), { typ: 'JWT' })],
       ['an unknown kid', () => sign(validClaims(), { kid: 'not-a-key-we-know' })],
       ['no kid', () => jwt.sign(validClaims(), testSigningKey(), { algorithm: 'RS256', header: { alg: 'RS256', typ: 'at+jwt' } })],
-      ['an expired token', () => sign({ ...validClaims(), iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 60 })],
-      ['no exp claim', () => {
-        const { exp: _exp, ...rest } = validClaims();
-        return sign(rest);
-      }],
+      [
+        'an expired token',
+        () => sign({ ...validClaims(), iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 60 }),
+      ],
+      [
+        'no exp claim',
+        () => {
+          const { exp: _exp, ...rest } = validClaims();
+          return sign(rest);
+        },
+      ],
       ['a credential version that is not current', () => sign({ ...validClaims(), ver: 2 })],
       ['a client id that does not exist', () => sign({ ...validClaims(), sub: 'cli_0123456789abcdefghijkl' })],
       ['a company claim that is not the client company', () => sign({ ...validClaims(), company: 'cmp_0123456789abcdefghijkl' })],
@@ -153,7 +162,11 @@ describe('bearer authentication on /v1', () => {
         await viaRotated.get('/v1/context').set('Authorization', `Bearer ${newToken}`).expect(200);
         // The old deployment does not know the new key; one without the old key refuses old tokens.
         expectError(await get('/v1/context', newToken), 401, 'INVALID_ACCESS_TOKEN');
-        expectError(await request(forgotten.getHttpServer()).get('/v1/context').set('Authorization', `Bearer ${oldToken}`), 401, 'INVALID_ACCESS_TOKEN');
+        expectError(
+          await request(forgotten.getHttpServer()).get('/v1/context').set('Authorization', `Bearer ${oldToken}`),
+          401,
+          'INVALID_ACCESS_TOKEN',
+        );
       } finally {
         await Promise.all([rotated.close(), forgotten.close()]);
       }
@@ -186,7 +199,11 @@ describe('bearer authentication on /v1', () => {
         const t = await tokenFor(http, c);
         await request(other.getHttpServer()).get('/v1/context').set('Authorization', `Bearer ${t}`).expect(200);
         await clientsAdmin(owner).setStatus(c.clientId, 'revoked');
-        expectError(await request(other.getHttpServer()).get('/v1/context').set('Authorization', `Bearer ${t}`), 401, 'INVALID_ACCESS_TOKEN');
+        expectError(
+          await request(other.getHttpServer()).get('/v1/context').set('Authorization', `Bearer ${t}`),
+          401,
+          'INVALID_ACCESS_TOKEN',
+        );
       } finally {
         await other.close();
       }
@@ -215,7 +232,8 @@ describe('bearer authentication on /v1', () => {
     });
     afterAll(() => proxied.close());
 
-    const from = (address: string, t: string) => viaProxy.get('/v1/context').set('Authorization', `Bearer ${t}`).set('X-Forwarded-For', address);
+    const from = (address: string, t: string) =>
+      viaProxy.get('/v1/context').set('Authorization', `Bearer ${t}`).set('X-Forwarded-For', address);
 
     it.each([
       ['IPv4', '203.0.113.0/24', '203.0.113.10', '198.51.100.10'],
@@ -223,7 +241,14 @@ describe('bearer authentication on /v1', () => {
       ['IPv4-mapped IPv6 against an IPv4 CIDR', '203.0.113.0/24', '::ffff:203.0.113.10', '::ffff:198.51.100.10'],
     ])('enforces an %s allow-list on every request', async (_kind, cidrs, inside, outside) => {
       const c = await createClient(owner, company, { cidrs });
-      const t = (await viaProxy.post('/oauth/token').set('X-Forwarded-For', inside).type('form').send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }).expect(200)).body.access_token;
+      const t = (
+        await viaProxy
+          .post('/oauth/token')
+          .set('X-Forwarded-For', inside)
+          .type('form')
+          .send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret })
+          .expect(200)
+      ).body.access_token;
       await from(inside, t).expect(200);
       expectError(await from(outside, t), 401, 'INVALID_ACCESS_TOKEN');
     });
@@ -248,7 +273,9 @@ describe('bearer authentication on /v1', () => {
       const res = await get('/v1/_probe/auth/transcripts', narrow);
       expectError(res, 403, 'INSUFFICIENT_SCOPE');
       expect(res.body.error.type).toBe('ForbiddenError');
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="conversation-read-api", error="insufficient_scope", scope="meetings.read transcriptions.read"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="conversation-read-api", error="insufficient_scope", scope="meetings.read transcriptions.read"',
+      );
     });
 
     it('does not let transcriptions.read alone read a transcript', async () => {
@@ -281,7 +308,10 @@ describe('bearer authentication on /v1', () => {
     it('runs the request in the token company: an unfiltered query sees company A only, a B token sees B only', async () => {
       const other = await createCompany(owner);
       const otherClient = await createClient(owner, other);
-      const [ra, rb] = await Promise.all([get('/v1/_probe/auth/companies', token), get('/v1/_probe/auth/companies', await tokenFor(http, otherClient))]);
+      const [ra, rb] = await Promise.all([
+        get('/v1/_probe/auth/companies', token),
+        get('/v1/_probe/auth/companies', await tokenFor(http, otherClient)),
+      ]);
       expect(ra.body.data).toEqual([company.publicId]);
       expect(rb.body.data).toEqual([other.publicId]);
     });
@@ -301,7 +331,10 @@ describe('GET /v1/context', () => {
 
   it('returns the client, the company and the scopes the token carries', async () => {
     const company = await createCompany(owner, { name: 'Contexto S.A.' });
-    const client = await createClient(owner, company, { name: 'Data warehouse', scopes: ['emails.read', 'emails.content.read', 'chat.read'] });
+    const client = await createClient(owner, company, {
+      name: 'Data warehouse',
+      scopes: ['emails.read', 'emails.content.read', 'chat.read'],
+    });
     const token = await tokenFor(http, client, { scope: 'emails.read chat.read' });
     const res = await http.get('/v1/context').set('Authorization', `Bearer ${token}`).expect(200);
     expect(res.body).toEqual({

@@ -97,7 +97,18 @@ describe('admin CLI: clients', () => {
   afterAll(() => owner.destroy());
 
   it('client:create prints the secret once, client:list never shows it, and the table holds only its hash', async () => {
-    const res = await cli('client:create', '--company', companyId, '--name', 'Warehouse', '--scopes', 'calls.read meetings.read', '--cidrs', '203.0.113.7/24 2001:DB8::/32', '--json');
+    const res = await cli(
+      'client:create',
+      '--company',
+      companyId,
+      '--name',
+      'Warehouse',
+      '--scopes',
+      'calls.read meetings.read',
+      '--cidrs',
+      '203.0.113.7/24 2001:DB8::/32',
+      '--json',
+    );
     expect(res.code).toBe(0);
     const created = onlyJson(res.stdout) as { client_id: string; client_secret: string; scopes: string[] };
     expect(Object.keys(created)).toEqual(['client_id', 'client_secret', 'scopes']);
@@ -122,12 +133,18 @@ describe('admin CLI: clients', () => {
         secrets: [{ created_at: expect.any(String), expires_at: null }],
       },
     ]);
-    const dump = JSON.stringify(await owner.query('SELECT s.* FROM client_secrets s JOIN api_clients c ON c.id = s.client_id WHERE c.public_id = $1', [created.client_id]));
+    const dump = JSON.stringify(
+      await owner.query('SELECT s.* FROM client_secrets s JOIN api_clients c ON c.id = s.client_id WHERE c.public_id = $1', [
+        created.client_id,
+      ]),
+    );
     expect(dump).not.toContain(created.client_secret);
   });
 
   it('client:rotate-secret, then ROTATION_IN_PROGRESS while two secrets are valid', async () => {
-    const { client_id } = onlyJson((await cli('client:create', '--company', companyId, '--name', 'Rotating', '--scopes', 'chat.read', '--json')).stdout) as { client_id: string };
+    const { client_id } = onlyJson(
+      (await cli('client:create', '--company', companyId, '--name', 'Rotating', '--scopes', 'chat.read', '--json')).stdout,
+    ) as { client_id: string };
     const rotated = await cli('client:rotate-secret', '--client', client_id, '--json');
     expect(rotated.code).toBe(0);
     const out = onlyJson(rotated.stdout) as { client_id: string; client_secret: string; previous_secret_expires_at: string };
@@ -143,7 +160,9 @@ describe('admin CLI: clients', () => {
   });
 
   it('client:disable, client:enable, client:revoke print {client_id, status}; revocation is final', async () => {
-    const { client_id } = onlyJson((await cli('client:create', '--company', companyId, '--name', 'Lifecycle', '--scopes', 'emails.read', '--json')).stdout) as { client_id: string };
+    const { client_id } = onlyJson(
+      (await cli('client:create', '--company', companyId, '--name', 'Lifecycle', '--scopes', 'emails.read', '--json')).stdout,
+    ) as { client_id: string };
     expect(onlyJson((await cli('client:disable', '--client', client_id, '--json')).stdout)).toEqual({ client_id, status: 'disabled' });
     expect(onlyJson((await cli('client:enable', '--client', client_id, '--json')).stdout)).toEqual({ client_id, status: 'active' });
     expect(onlyJson((await cli('client:revoke', '--client', client_id, '--json')).stdout)).toEqual({ client_id, status: 'revoked' });
@@ -153,12 +172,19 @@ describe('admin CLI: clients', () => {
   });
 
   it('client:set-cidrs replaces the allow-list, and an empty string clears it', async () => {
-    const { client_id } = onlyJson((await cli('client:create', '--company', companyId, '--name', 'Cidrs', '--scopes', 'calls.read', '--json')).stdout) as { client_id: string };
-    expect(onlyJson((await cli('client:set-cidrs', '--client', client_id, '--cidrs', '10.1.2.3/8 ::ffff:198.51.100.0/120', '--json')).stdout)).toEqual({
+    const { client_id } = onlyJson(
+      (await cli('client:create', '--company', companyId, '--name', 'Cidrs', '--scopes', 'calls.read', '--json')).stdout,
+    ) as { client_id: string };
+    expect(
+      onlyJson((await cli('client:set-cidrs', '--client', client_id, '--cidrs', '10.1.2.3/8 ::ffff:198.51.100.0/120', '--json')).stdout),
+    ).toEqual({
       client_id,
       cidrs: ['10.0.0.0/8', '::ffff:198.51.100.0/120'],
     });
-    expect(onlyJson((await cli('client:set-cidrs', '--client', client_id, '--cidrs', '', '--json')).stdout)).toEqual({ client_id, cidrs: [] });
+    expect(onlyJson((await cli('client:set-cidrs', '--client', client_id, '--cidrs', '', '--json')).stdout)).toEqual({
+      client_id,
+      cidrs: [],
+    });
   });
 
   it.each([

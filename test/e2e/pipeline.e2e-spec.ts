@@ -98,8 +98,16 @@ describe('request pipeline', () => {
       ['a boolean spelled 1', '/v1/_probe/items?has_transcript=1', 'INVALID_FILTER'],
       ['a boolean in capitals', '/v1/_probe/items?has_transcript=TRUE', 'INVALID_FILTER'],
       ['an invalid email', '/v1/_probe/items?owner_email=not-an-email', 'INVALID_FILTER'],
-      ['after equal to before', '/v1/_probe/items?created_after=2026-01-01T00:00:00Z&created_before=2026-01-01T00:00:00Z', 'INVALID_FILTER'],
-      ['after later than before (offsets)', '/v1/_probe/items?created_after=2026-01-01T00:00:00-03:00&created_before=2026-01-01T01:00:00Z', 'INVALID_FILTER'],
+      [
+        'after equal to before',
+        '/v1/_probe/items?created_after=2026-01-01T00:00:00Z&created_before=2026-01-01T00:00:00Z',
+        'INVALID_FILTER',
+      ],
+      [
+        'after later than before (offsets)',
+        '/v1/_probe/items?created_after=2026-01-01T00:00:00-03:00&created_before=2026-01-01T01:00:00Z',
+        'INVALID_FILTER',
+      ],
       ['a cursor of the wrong form', '/v1/_probe/items?cursor=abc', 'INVALID_CURSOR'],
     ])('answers 400 for %s', async (_name, path, code) => {
       expectErrorEnvelope(await http.get(path), 400, code);
@@ -108,7 +116,13 @@ describe('request pipeline', () => {
     it('accepts valid filters, with offsets and case-insensitive emails', async () => {
       const res = await http
         .get('/v1/_probe/items')
-        .query({ type: 'audio', has_transcript: 'false', owner_email: 'Ana.Souza@Example.com.br', created_after: '2026-01-01T00:00:00-03:00', created_before: '2026-01-01T03:00:00.000001Z' })
+        .query({
+          type: 'audio',
+          has_transcript: 'false',
+          owner_email: 'Ana.Souza@Example.com.br',
+          created_after: '2026-01-01T00:00:00-03:00',
+          created_before: '2026-01-01T03:00:00.000001Z',
+        })
         .expect(200);
       expect(res.body.data.every((i: { type: string }) => i.type === 'audio')).toBe(true);
     });
@@ -126,7 +140,10 @@ describe('request pipeline', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res: request.Response = await http.get('/v1/_probe/items').query({ limit: 4, ...(cursor ? { cursor } : {}) }).expect(200);
+        const res: request.Response = await http
+          .get('/v1/_probe/items')
+          .query({ limit: 4, ...(cursor ? { cursor } : {}) })
+          .expect(200);
         seen.push(...res.body.data.map((i: { id: string }) => i.id));
         cursor = res.body.pagination.next_cursor;
         expect(res.body.pagination.has_more).toBe(cursor !== null);
@@ -144,7 +161,11 @@ describe('request pipeline', () => {
 
     it('answers 400 INVALID_CURSOR when the filters change mid-traversal', async () => {
       const first = await http.get('/v1/_probe/items?limit=2&type=video').expect(200);
-      expectErrorEnvelope(await http.get('/v1/_probe/items').query({ type: 'audio', cursor: first.body.pagination.next_cursor }), 400, 'INVALID_CURSOR');
+      expectErrorEnvelope(
+        await http.get('/v1/_probe/items').query({ type: 'audio', cursor: first.body.pagination.next_cursor }),
+        400,
+        'INVALID_CURSOR',
+      );
       expectErrorEnvelope(await http.get('/v1/_probe/items').query({ cursor: first.body.pagination.next_cursor }), 400, 'INVALID_CURSOR');
     });
 
@@ -175,7 +196,10 @@ describe('request pipeline', () => {
     it('does not read a malformed or oversized body on /v1', async () => {
       const malformed = await http.post('/v1/_probe/items').set('Content-Type', 'application/json').send('{"a":');
       expectErrorEnvelope(malformed, 405, 'METHOD_NOT_ALLOWED');
-      const big = await http.post('/v1/_probe/items').set('Content-Type', 'application/json').send(JSON.stringify({ a: 'x'.repeat(2_000_000) }));
+      const big = await http
+        .post('/v1/_probe/items')
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ a: 'x'.repeat(2_000_000) }));
       expectErrorEnvelope(big, 405, 'METHOD_NOT_ALLOWED');
     });
 

@@ -37,14 +37,23 @@ describe('POST /oauth/token', () => {
   describe('issuance', () => {
     it('issues a Bearer token for client_id and client_secret in the body, with no-store headers and no refresh token', async () => {
       const res = await requestToken(http, client).expect(200);
-      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'meetings.read calls.read transcriptions.read' });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'meetings.read calls.read transcriptions.read',
+      });
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.pragma).toBe('no-cache');
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     });
 
     it('issues a token for HTTP Basic client authentication', async () => {
-      const res = await http.post('/oauth/token').set('Authorization', basicAuth(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials' });
+      const res = await http
+        .post('/oauth/token')
+        .set('Authorization', basicAuth(client.clientId, client.clientSecret))
+        .type('form')
+        .send({ grant_type: 'client_credentials' });
       expect(res.status).toBe(200);
       expect(res.body.token_type).toBe('Bearer');
     });
@@ -65,10 +74,23 @@ describe('POST /oauth/token', () => {
       expect(decoded.header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid });
       const claims = decoded.payload as Record<string, unknown>;
       expect(Object.keys(claims).sort()).toEqual(['aud', 'company', 'exp', 'iat', 'iss', 'jti', 'scope', 'sub', 'ver']);
-      expect(claims).toMatchObject({ iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub: client.clientId, company: company.publicId, scope: 'calls.read', ver: 1 });
+      expect(claims).toMatchObject({
+        iss: TOKEN_ISSUER,
+        aud: TOKEN_AUDIENCE,
+        sub: client.clientId,
+        company: company.publicId,
+        scope: 'calls.read',
+        ver: 1,
+      });
       expect(claims.exp).toBe((claims.iat as number) + 3600);
       // Verifiable with the public key alone, pinned to RS256.
-      expect(() => jwt.verify(body.access_token, createPublicKey(testSigningKey()), { algorithms: ['RS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE })).not.toThrow();
+      expect(() =>
+        jwt.verify(body.access_token, createPublicKey(testSigningKey()), {
+          algorithms: ['RS256'],
+          issuer: TOKEN_ISSUER,
+          audience: TOKEN_AUDIENCE,
+        }),
+      ).not.toThrow();
     });
 
     it('gives every token its own jti', async () => {
@@ -111,7 +133,9 @@ describe('POST /oauth/token', () => {
 
   describe('request form', () => {
     it('answers 415 UNSUPPORTED_MEDIA_TYPE for a JSON body', async () => {
-      const res = await http.post('/oauth/token').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
+      const res = await http
+        .post('/oauth/token')
+        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
       expectOAuthError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
@@ -120,18 +144,28 @@ describe('POST /oauth/token', () => {
     });
 
     it('answers 413 PAYLOAD_TOO_LARGE for a body over 8 KiB', async () => {
-      const res = await http.post('/oauth/token').type('form').send(`grant_type=client_credentials&pad=${'x'.repeat(8 * 1024)}`);
+      const res = await http
+        .post('/oauth/token')
+        .type('form')
+        .send(`grant_type=client_credentials&pad=${'x'.repeat(8 * 1024)}`);
       expectOAuthError(res, 413, 'PAYLOAD_TOO_LARGE');
     });
 
     it('accepts a body just under 8 KiB', async () => {
       const base = `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}&pad=`;
-      const res = await http.post('/oauth/token').type('form').send(base + 'x'.repeat(8 * 1024 - base.length));
+      const res = await http
+        .post('/oauth/token')
+        .type('form')
+        .send(base + 'x'.repeat(8 * 1024 - base.length));
       expect(res.status).toBe(200);
     });
 
     it('answers 400 invalid_request without grant_type', async () => {
-      expectOAuthError(await http.post('/oauth/token').type('form').send({ client_id: client.clientId, client_secret: client.clientSecret }), 400, 'invalid_request');
+      expectOAuthError(
+        await http.post('/oauth/token').type('form').send({ client_id: client.clientId, client_secret: client.clientSecret }),
+        400,
+        'invalid_request',
+      );
     });
 
     it('answers 400 unsupported_grant_type for another grant', async () => {
@@ -142,12 +176,17 @@ describe('POST /oauth/token', () => {
       const res = await http
         .post('/oauth/token')
         .type('form')
-        .send(`grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}&scope=calls.read&scope=meetings.read`);
+        .send(
+          `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}&scope=calls.read&scope=meetings.read`,
+        );
       expectOAuthError(res, 400, 'invalid_request');
     });
 
     it('answers 400 invalid_request for a query parameter', async () => {
-      const res = await http.post('/oauth/token?client_secret=x').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
+      const res = await http
+        .post('/oauth/token?client_secret=x')
+        .type('form')
+        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
       expectOAuthError(res, 400, 'invalid_request');
     });
 
@@ -179,8 +218,17 @@ describe('POST /oauth/token', () => {
     });
 
     it('answers 401 invalid_client with WWW-Authenticate: Basic when Basic authentication fails', async () => {
-      for (const authorization of [basicAuth(client.clientId, 'wrong'), 'Basic !!!notbase64', `Basic ${Buffer.from('no-colon').toString('base64')}`, 'Bearer abc']) {
-        const res = await http.post('/oauth/token').set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials' });
+      for (const authorization of [
+        basicAuth(client.clientId, 'wrong'),
+        'Basic !!!notbase64',
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+        'Bearer abc',
+      ]) {
+        const res = await http
+          .post('/oauth/token')
+          .set('Authorization', authorization)
+          .type('form')
+          .send({ grant_type: 'client_credentials' });
         expectOAuthError(res, 401, 'invalid_client');
         expect(res.headers['www-authenticate']).toMatch(/^Basic realm="conversation-read-api"/);
       }
@@ -188,7 +236,11 @@ describe('POST /oauth/token', () => {
 
     it('answers 401 invalid_client without credentials', async () => {
       expectOAuthError(await http.post('/oauth/token').type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
-      expectOAuthError(await http.post('/oauth/token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId }), 401, 'invalid_client');
+      expectOAuthError(
+        await http.post('/oauth/token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId }),
+        401,
+        'invalid_client',
+      );
     });
 
     it.each(['disabled', 'revoked'] as const)('answers 401 invalid_client for a %s client', async (status) => {

@@ -41,9 +41,9 @@ describe('tenant isolation in the database', () => {
 
   it('returns none of company B rows to an unfiltered query inside company A tenant transaction', async () => {
     const tenant = app.get(TenantTransaction);
-    const rows: { public_id: string }[] = await app.get(ClsService).run(() =>
-      tenant.run(a.id, (m) => m.query('SELECT public_id FROM companies')),
-    );
+    const rows: { public_id: string }[] = await app
+      .get(ClsService)
+      .run(() => tenant.run(a.id, (m) => m.query('SELECT public_id FROM companies')));
     expect(rows.map((r) => r.public_id)).toEqual([a.publicId]);
   });
 
@@ -64,7 +64,9 @@ describe('tenant isolation in the database', () => {
 
   it('refuses to start in production when its role can bypass row-level security, and warns otherwise', async () => {
     const asOwner = { DATABASE_URL: process.env.TEST_MIGRATION_DATABASE_URL };
-    await expect(createTestApp({ env: { ...asOwner, NODE_ENV: 'production' } })).rejects.toThrow(/CAN BYPASS ROW-LEVEL SECURITY.*owns the tenant tables.*Refusing to start/);
+    await expect(createTestApp({ env: { ...asOwner, NODE_ENV: 'production' } })).rejects.toThrow(
+      /CAN BYPASS ROW-LEVEL SECURITY.*owns the tenant tables.*Refusing to start/,
+    );
     const dev = await createTestApp({ env: asOwner });
     await dev.close();
   });

@@ -21,7 +21,11 @@ export function clientsAdmin(owner: DataSource, env: NodeJS.ProcessEnv = {}): Cl
 }
 
 /** A new API client of `company`, created through the admin service. */
-export async function createClient(owner: DataSource, company: Company, options: { scopes?: Scope[]; cidrs?: string; name?: string } = {}): Promise<TestClient> {
+export async function createClient(
+  owner: DataSource,
+  company: Company,
+  options: { scopes?: Scope[]; cidrs?: string; name?: string } = {},
+): Promise<TestClient> {
   const created = await clientsAdmin(owner).create({
     company: company.publicId,
     name: options.name ?? 'Test client',
@@ -32,7 +36,11 @@ export async function createClient(owner: DataSource, company: Company, options:
 }
 
 /** `POST /oauth/token` with body credentials. */
-export function requestToken(http: ReturnType<typeof request>, client: Pick<TestClient, 'clientId' | 'clientSecret'>, fields: Record<string, string> = {}) {
+export function requestToken(
+  http: ReturnType<typeof request>,
+  client: Pick<TestClient, 'clientId' | 'clientSecret'>,
+  fields: Record<string, string> = {},
+) {
   return http
     .post('/oauth/token')
     .type('form')

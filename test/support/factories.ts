@@ -6,5 +6,7 @@ import { mintId } from '../../src/common/ids/public-id';
 /** A new company with a unique name; each test builds its own tenants. */
 export async function createCompany(owner: DataSource, overrides: Partial<Pick<Company, 'name' | 'apiAccess'>> = {}): Promise<Company> {
   const repo = owner.getRepository(Company);
-  return repo.save(repo.create({ publicId: mintId('company'), name: `Empresa ${randomBytes(4).toString('hex')}`, apiAccess: true, ...overrides }));
+  return repo.save(
+    repo.create({ publicId: mintId('company'), name: `Empresa ${randomBytes(4).toString('hex')}`, apiAccess: true, ...overrides }),
+  );
 }

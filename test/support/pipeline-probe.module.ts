@@ -6,7 +6,15 @@ import { Collection, keysetPage, Page } from '../../src/common/cursors/keyset-pa
 import { ApiError } from '../../src/common/errors/api-error';
 import { ERROR_CODES, ErrorCode } from '../../src/common/errors/error-codes';
 import { CTX, Principal } from '../../src/common/http/request-context';
-import { BooleanFilter, DateTimeParam, EmailFilter, EnumFilter, LaterThan, NoQuery, PageQuery } from '../../src/common/validation/query-params';
+import {
+  BooleanFilter,
+  DateTimeParam,
+  EmailFilter,
+  EnumFilter,
+  LaterThan,
+  NoQuery,
+  PageQuery,
+} from '../../src/common/validation/query-params';
 import { Instant } from '../../src/common/validation/instant';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
 
@@ -32,7 +40,11 @@ class ProbeListQuery extends PageQuery {
   owner_email?: string;
 }
 
-export const PROBE_ITEMS = Array.from({ length: 23 }, (_, i) => ({ id: `item_${String(i).padStart(2, '0')}`, n: i, type: i % 2 ? 'audio' : 'video' }));
+export const PROBE_ITEMS = Array.from({ length: 23 }, (_, i) => ({
+  id: `item_${String(i).padStart(2, '0')}`,
+  n: i,
+  type: i % 2 ? 'audio' : 'video',
+}));
 
 /** Sets the principal from `x-test-company` (internal id), standing in for the bearer guard. */
 @Injectable()
@@ -41,7 +53,14 @@ class TestPrincipalGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const companyId = context.switchToHttp().getRequest().headers['x-test-company'];
-    const principal: Principal = { companyId, companyPublicId: 'cmp_test', companyName: 'Test', clientId: 'cli_test', clientName: 'Test', scopes: [] };
+    const principal: Principal = {
+      companyId,
+      companyPublicId: 'cmp_test',
+      companyName: 'Test',
+      clientId: 'cli_test',
+      clientName: 'Test',
+      scopes: [],
+    };
     this.cls.set(CTX.principal, principal);
     return true;
   }
@@ -58,11 +77,24 @@ class ProbeController {
 
   @Get('items')
   list(@Query() query: ProbeListQuery): Page<{ id: string }> {
-    const filters = { type: query.type, has_transcript: query.has_transcript, owner_email: query.owner_email, created_after: query.created_after?.iso, created_before: query.created_before?.iso };
+    const filters = {
+      type: query.type,
+      has_transcript: query.has_transcript,
+      owner_email: query.owner_email,
+      created_after: query.created_after?.iso,
+      created_before: query.created_before?.iso,
+    };
     const binding = { route: 'GET /v1/_probe/items', company: 'probe', filters };
     const after = query.cursor ? Number(this.codec.open(query.cursor, binding)[0]) : -1;
     const rows = PROBE_ITEMS.filter((item) => (!query.type || item.type === query.type) && item.n > after).slice(0, query.limit + 1);
-    return keysetPage(rows, query.limit, (r) => [r.n], (page) => page.map(({ id, type }) => ({ id, type })), this.codec, binding);
+    return keysetPage(
+      rows,
+      query.limit,
+      (r) => [r.n],
+      (page) => page.map(({ id, type }) => ({ id, type })),
+      this.codec,
+      binding,
+    );
   }
 
   @Get('items/:id')
@@ -79,7 +111,7 @@ class ProbeController {
 
   @Get('errors/:code')
   fail(@Param('code') code: string, @Query() _query: NoQuery): never {
-    if (code === 'crash') throw new Error('SELECT secret_column FROM secret_table WHERE token = \'tok_live_123\'');
+    if (code === 'crash') throw new Error("SELECT secret_column FROM secret_table WHERE token = 'tok_live_123'");
     if (code === 'db-down') throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     if (code === 'pool-timeout') throw new Error('timeout exceeded when trying to connect');
     if (!(code in ERROR_CODES)) throw ApiError.notFound();

@@ -47,5 +47,7 @@ export async function ownerDataSource(faults = false): Promise<DataSource> {
 
 /** A connection as the API role, exactly as the service connects. */
 export async function apiDataSource(): Promise<DataSource> {
-  return new DataSource(dataSourceOptions(assertTestDatabase(process.env.TEST_DATABASE_URL), { poolSize: 2, applicationName: 'tests-api' })).initialize();
+  return new DataSource(
+    dataSourceOptions(assertTestDatabase(process.env.TEST_DATABASE_URL), { poolSize: 2, applicationName: 'tests-api' }),
+  ).initialize();
 }

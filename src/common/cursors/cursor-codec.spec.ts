@@ -31,7 +31,9 @@ describe('CursorCodec', () => {
 
   it('binds the filters in any key order, ignoring undefined ones', () => {
     const cursor = codec.seal(binding, position);
-    expect(codec.open(cursor, { ...binding, filters: { type: 'video', owner_email: 'ana.souza@example.com.br', audience: undefined } })).toEqual(position);
+    expect(
+      codec.open(cursor, { ...binding, filters: { type: 'video', owner_email: 'ana.souza@example.com.br', audience: undefined } }),
+    ).toEqual(position);
   });
 
   it.each([

@@ -4,7 +4,9 @@ import { CursorCodec } from './cursor-codec';
 
 @Global()
 @Module({
-  providers: [{ provide: CursorCodec, inject: [RuntimeSecrets], useFactory: (secrets: RuntimeSecrets) => new CursorCodec(secrets.cursorSecret) }],
+  providers: [
+    { provide: CursorCodec, inject: [RuntimeSecrets], useFactory: (secrets: RuntimeSecrets) => new CursorCodec(secrets.cursorSecret) },
+  ],
   exports: [CursorCodec],
 })
 export class CursorsModule {}

@@ -81,7 +81,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const bodyErrorType = (exception as { type?: unknown } | null)?.type;
     if (typeof bodyErrorType === 'string' && BODY_ERRORS[bodyErrorType]) return new ApiError(BODY_ERRORS[bodyErrorType]);
-    if (isDatabaseUnavailable(exception)) return new ApiError('SERVICE_UNAVAILABLE', 'A required dependency is unavailable; retry with backoff.');
+    if (isDatabaseUnavailable(exception))
+      return new ApiError('SERVICE_UNAVAILABLE', 'A required dependency is unavailable; retry with backoff.');
     return new ApiError('INTERNAL_ERROR', GENERIC_INTERNAL_DETAIL);
   }
 }

@@ -17,7 +17,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion(API_VERSION)
     .addOAuth2({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...SCOPES } } } }, OAUTH2_SCHEME)
-    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Token endpoint only: form-encoded client id and secret, base64.' }, CLIENT_BASIC_SCHEME)
+    .addBasicAuth(
+      { type: 'http', scheme: 'basic', description: 'Token endpoint only: form-encoded client id and secret, base64.' },
+      CLIENT_BASIC_SCHEME,
+    )
     .build();
   return SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelope, OAuthErrorBody, PaginationDto] });
 }

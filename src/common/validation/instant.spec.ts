@@ -33,10 +33,17 @@ describe('Instant.parse', () => {
 
   it('agrees with Date for every millisecond instant (property)', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
-        const parsed = Instant.parse(date.toISOString());
-        return parsed !== null && parsed.micros === BigInt(date.getTime()) * 1000n && parsed.iso.slice(0, 23) === date.toISOString().slice(0, 23);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (date) => {
+          const parsed = Instant.parse(date.toISOString());
+          return (
+            parsed !== null &&
+            parsed.micros === BigInt(date.getTime()) * 1000n &&
+            parsed.iso.slice(0, 23) === date.toISOString().slice(0, 23)
+          );
+        },
+      ),
     );
   });
 });

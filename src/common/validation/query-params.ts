@@ -28,20 +28,34 @@ export function LimitParam() {
   return applyDecorators(
     ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' }),
     Transform(({ value }) => (typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value)),
-    Check('INVALID_LIMIT', 'limit', (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PAGE_SIZE, 'limit must be an integer from 1 to 100.'),
+    Check(
+      'INVALID_LIMIT',
+      'limit',
+      (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PAGE_SIZE,
+      'limit must be an integer from 1 to 100.',
+    ),
   );
 }
 
 export function CursorParam() {
   return applyDecorators(
     ApiPropertyOptional({ type: 'string', pattern: '^cur_[A-Za-z0-9_-]+$', description: 'The `next_cursor` of the previous page.' }),
-    Check('INVALID_CURSOR', 'cursor', (v) => typeof v === 'string' && v.length <= MAX_CURSOR_LENGTH && /^cur_[A-Za-z0-9_-]+$/.test(v), 'cursor is not valid.'),
+    Check(
+      'INVALID_CURSOR',
+      'cursor',
+      (v) => typeof v === 'string' && v.length <= MAX_CURSOR_LENGTH && /^cur_[A-Za-z0-9_-]+$/.test(v),
+      'cursor is not valid.',
+    ),
   );
 }
 
 export function DateTimeParam(description: string) {
   return applyDecorators(
-    ApiPropertyOptional({ type: 'string', format: 'date-time', description: `${description} RFC 3339 with an explicit offset; exclusive.` }),
+    ApiPropertyOptional({
+      type: 'string',
+      format: 'date-time',
+      description: `${description} RFC 3339 with an explicit offset; exclusive.`,
+    }),
     Transform(({ value }) => (typeof value === 'string' ? (Instant.parse(value) ?? value) : value)),
     Check('INVALID_DATETIME', 'datetime', (v) => v instanceof Instant, '$property must be an RFC 3339 date-time with an explicit offset.'),
   );
@@ -63,7 +77,12 @@ export function LaterThan(afterProperty: string): PropertyDecorator {
 export function EnumFilter(values: readonly string[], description: string) {
   return applyDecorators(
     ApiPropertyOptional({ type: 'string', enum: values, description }),
-    Check('INVALID_FILTER', 'enumFilter', (v) => typeof v === 'string' && values.includes(v), `$property must be one of ${values.join(', ')}.`),
+    Check(
+      'INVALID_FILTER',
+      'enumFilter',
+      (v) => typeof v === 'string' && values.includes(v),
+      `$property must be one of ${values.join(', ')}.`,
+    ),
   );
 }
 
@@ -79,7 +98,12 @@ export function EmailFilter(description: string) {
   return applyDecorators(
     ApiPropertyOptional({ type: 'string', format: 'email', description }),
     Transform(({ value }) => (typeof value === 'string' && isEmail(value) ? value.toLowerCase() : value)),
-    Check('INVALID_FILTER', 'emailFilter', (v) => typeof v === 'string' && isEmail(v) && v.length <= 320, '$property must be an email address.'),
+    Check(
+      'INVALID_FILTER',
+      'emailFilter',
+      (v) => typeof v === 'string' && isEmail(v) && v.length <= 320,
+      '$property must be an email address.',
+    ),
   );
 }
 

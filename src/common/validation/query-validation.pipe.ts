@@ -20,7 +20,8 @@ export class QueryValidationPipe implements PipeTransform {
     const known = knownProperties(dto);
     for (const [name, v] of Object.entries(raw)) {
       const shown = JSON.stringify(name.slice(0, 64));
-      if (Array.isArray(v) || (v !== null && typeof v === 'object')) throw new ApiError('INVALID_REQUEST', `Query parameter ${shown} is given more than once.`);
+      if (Array.isArray(v) || (v !== null && typeof v === 'object'))
+        throw new ApiError('INVALID_REQUEST', `Query parameter ${shown} is given more than once.`);
       if (v === '' || v === undefined) throw new ApiError('INVALID_REQUEST', `Query parameter ${shown} is empty.`);
       if (!known.has(name)) throw new ApiError('INVALID_REQUEST', `Unknown query parameter ${shown}.`);
     }
@@ -32,7 +33,11 @@ export class QueryValidationPipe implements PipeTransform {
 }
 
 function knownProperties(dto: abstract new (...args: never[]) => unknown): Set<string> {
-  return new Set(getMetadataStorage().getTargetValidationMetadatas(dto as never, '', true, false).map((m) => m.propertyName));
+  return new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(dto as never, '', true, false)
+      .map((m) => m.propertyName),
+  );
 }
 
 function toApiError(errors: ValidationError[]): ApiError {
