@@ -2,7 +2,9 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
-import { createTestApp } from '../support/test-app';
+import { createClient, requestToken } from '../support/credentials';
+import { createCompany } from '../support/factories';
+import { createTestApp, ownerDataSource } from '../support/test-app';
 
 async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -55,6 +57,25 @@ describe('health probes', () => {
     }
     const ms = await eventually(async () => (await http.get('/health/ready')).status === 200, 10_000);
     expect(ms).toBeLessThan(10_000);
+  });
+
+  it('answers the token endpoint and /v1 with 503 SERVICE_UNAVAILABLE, never 401 or 500, while PostgreSQL is down', async () => {
+    const owner = await ownerDataSource(true);
+    const client = await createClient(owner, await createCompany(owner)).finally(() => owner.destroy());
+    const token = (await requestToken(http, client).expect(200)).body.access_token;
+    const context = () => http.get('/v1/context').set('Authorization', `Bearer ${token}`);
+    await stopFaultsCluster();
+    try {
+      const issued = await requestToken(http, client);
+      expect(issued.status).toBe(503);
+      expect(issued.body).toEqual({ error: 'SERVICE_UNAVAILABLE', error_description: expect.any(String) });
+      const read = await context();
+      expect(read.status).toBe(503);
+      expect(read.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', type: 'ServiceUnavailableError' });
+    } finally {
+      await startFaultsCluster();
+    }
+    await eventually(async () => (await context()).status === 200, 10_000);
   });
 
   it('GET /health/ready answers 503 from the moment shutdown begins, while liveness stays 200', async () => {

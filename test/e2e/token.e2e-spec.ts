@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -352,6 +353,39 @@ describe('POST /oauth/token', () => {
       await requestToken(http, local).expect(200);
       // X-Forwarded-For is not believed without TRUST_PROXY.
       expectOAuthError(await requestToken(http, remote).set('X-Forwarded-For', '203.0.113.9'), 401, 'invalid_client');
+    });
+  });
+
+  describe('arbitrary input', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '\u0000', '%00', 'cli_\u0000', 'REAL_CLIENT'));
+
+    it('answers any form body and Authorization header with a documented OAuth error, never 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom('grant_type', 'client_id', 'client_secret', 'scope', 'other'), text),
+          fc.option(fc.oneof(text.map((t) => `Basic ${Buffer.from(t).toString('base64')}`), text), { nil: undefined }),
+          async (form, authorization) => {
+            const req = http.post('/oauth/token').type('form');
+            if (authorization !== undefined) req.set('Authorization', authorization.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, ''));
+            const fields = Object.fromEntries(Object.entries(form).map(([k, v]) => [k, v === 'REAL_CLIENT' ? client.clientId : v]));
+            const res = await req.send(new URLSearchParams(fields).toString());
+            expect([200, 400, 401, 403]).toContain(res.status);
+            if (res.status !== 200) expect(res.body).toEqual({ error: expect.any(String), error_description: expect.any(String) });
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+
+    it('answers any bearer value on /v1 with 401, never 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(fc.string(), fc.base64String(), fc.constantFrom('a.b.c', 'e30.e30.', 'eyJhbGciOiJub25lIn0.e30.')), async (value) => {
+          const res = await http.get('/v1/context').set('Authorization', `Bearer ${value.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, '')}`);
+          expect(res.status).toBe(401);
+          expect(['MISSING_ACCESS_TOKEN', 'INVALID_ACCESS_TOKEN']).toContain(res.body.error.code);
+        }),
+        { numRuns: 150 },
+      );
     });
   });
 
