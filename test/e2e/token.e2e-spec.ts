@@ -12,6 +12,8 @@ import { createCompany } from '../support/factories';
 import { createTestApp, ownerDataSource, testSigningKey } from '../support/test-app';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Node refuses to send header values with control or non-ASCII characters. */
+const printable = (c: string) => c >= ' ' && c <= '~';
 
 describe('POST /oauth/token', () => {
   let owner: DataSource;
@@ -366,7 +368,7 @@ describe('POST /oauth/token', () => {
           fc.option(fc.oneof(text.map((t) => `Basic ${Buffer.from(t).toString('base64')}`), text), { nil: undefined }),
           async (form, authorization) => {
             const req = http.post('/oauth/token').type('form');
-            if (authorization !== undefined) req.set('Authorization', authorization.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, ''));
+            if (authorization !== undefined) req.set('Authorization', authorization.split('').filter(printable).join(''));
             const fields = Object.fromEntries(Object.entries(form).map(([k, v]) => [k, v === 'REAL_CLIENT' ? client.clientId : v]));
             const res = await req.send(new URLSearchParams(fields).toString());
             expect([200, 400, 401, 403]).toContain(res.status);
@@ -380,7 +382,7 @@ describe('POST /oauth/token', () => {
     it('answers any bearer value on /v1 with 401, never 500', async () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(fc.string(), fc.base64String(), fc.constantFrom('a.b.c', 'e30.e30.', 'eyJhbGciOiJub25lIn0.e30.')), async (value) => {
-          const res = await http.get('/v1/context').set('Authorization', `Bearer ${value.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, '')}`);
+          const res = await http.get('/v1/context').set('Authorization', `Bearer ${value.split('').filter(printable).join('')}`);
           expect(res.status).toBe(401);
           expect(['MISSING_ACCESS_TOKEN', 'INVALID_ACCESS_TOKEN']).toContain(res.body.error.code);
         }),
