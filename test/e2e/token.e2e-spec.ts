@@ -142,6 +142,16 @@ describe('POST /oauth/token', () => {
       expectOAuthError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
+    it('answers 415 for a form in a charset other than UTF-8', async () => {
+      const res = await http.post('/oauth/token').set('Content-Type', 'application/x-www-form-urlencoded; charset=koi8-r').send('grant_type=client_credentials');
+      expectOAuthError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it.each(['/oauth/token/', '/OAuth/Token'])('answers %s (which Express routes to the token endpoint) in the OAuth shape too', async (path) => {
+      expectOAuthError(await http.post(path).send({ grant_type: 'client_credentials' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectOAuthError(await http.post(path).type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
+    });
+
     it('answers 415 when there is no Content-Type', async () => {
       expectOAuthError(await http.post('/oauth/token'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });

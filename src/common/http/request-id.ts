@@ -36,3 +36,8 @@ export function noStoreMiddleware(_req: Request, res: Response, next: NextFuncti
 export const NO_STORE_PATHS = ['/v1', '/oauth/token'];
 
 export const OAUTH_TOKEN_PATH = '/oauth/token';
+
+/** Whether Express routes `path` to the token endpoint (its matching is case-insensitive and ignores a trailing slash). */
+export function isOAuthTokenPath(path: string): boolean {
+  return path.replace(/\/$/, '').toLowerCase() === OAUTH_TOKEN_PATH;
+}
