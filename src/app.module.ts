@@ -14,9 +14,10 @@ import { RuntimeModule } from './config/runtime.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { RecordingsModule } from './recordings/recordings.module';
 
 /** Modules of the HTTP service, in the order a request meets them. */
-const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule];
+const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule, RecordingsModule];
 
 /**
  * Global guards run in this order, which is the spec's order of checks on `/v1`:

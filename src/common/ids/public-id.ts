@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Prefixes of public ids: the spec's prefix table, plus the two ids the spec uses without
- * naming a prefix (the company and the API client).
+ * Prefixes of public ids: the spec's prefix table, plus the ids the spec uses without
+ * naming a prefix (the company, the API client, an overall evaluation, a skill).
  */
 export const ID_PREFIX = {
   meeting: 'mtg_',
@@ -21,6 +21,8 @@ export const ID_PREFIX = {
   competitor: 'ctr_',
   company: 'cmp_',
   client: 'cli_',
+  evaluation: 'eval_',
+  skill: 'skl_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

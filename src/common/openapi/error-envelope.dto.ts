@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { ERROR_CODE_NAMES, ERROR_CODES } from '../errors/error-codes';
 
 const ERROR_TYPES = [...new Set(Object.values(ERROR_CODES).map((e) => e.type))];
@@ -45,3 +45,7 @@ export class PaginationDto {
   @ApiProperty({ type: 'string', nullable: true, pattern: '^cur_[A-Za-z0-9_-]+$' })
   next_cursor: string | null;
 }
+
+/** `404 RESOURCE_NOT_FOUND` of a route with a resource id. */
+export const ApiNotFound = () =>
+  ApiResponse({ status: 404, type: ErrorEnvelope, description: 'RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection.' });

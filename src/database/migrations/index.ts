@@ -1,5 +1,6 @@
 import { Platform1763800000000 } from './1763800000000-platform';
 import { Credentials1763900000000 } from './1763900000000-credentials';
+import { Recordings1764000000000 } from './1764000000000-recordings';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
-export const MIGRATIONS = [Platform1763800000000, Credentials1763900000000];
+export const MIGRATIONS = [Platform1763800000000, Credentials1763900000000, Recordings1764000000000];

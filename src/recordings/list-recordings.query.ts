@@ -1,0 +1,48 @@
+import { BooleanFilter, DateTimeParam, EmailFilter, EnumFilter, LaterThan, PageQuery } from '../common/validation/query-params';
+import { Instant } from '../common/validation/instant';
+
+export const MEDIA_TYPES = ['video', 'audio'] as const;
+export const AUDIENCES = ['internal', 'external'] as const;
+
+/** Query of `GET /v1/meetings` and `GET /v1/calls`. Bounds are exclusive. */
+export class ListRecordingsQuery extends PageQuery {
+  @DateTimeParam('Records created after this instant.')
+  created_after?: Instant;
+
+  @DateTimeParam('Records created before this instant.')
+  @LaterThan('created_after')
+  created_before?: Instant;
+
+  @DateTimeParam('Records whose event instant (`meeting_at`) is after this instant.')
+  meeting_after?: Instant;
+
+  @DateTimeParam('Records whose event instant (`meeting_at`) is before this instant.')
+  @LaterThan('meeting_after')
+  meeting_before?: Instant;
+
+  @EmailFilter("Exact, case-insensitive match on the owner's email.")
+  owner_email?: string;
+
+  @EnumFilter(MEDIA_TYPES, 'Media the record was captured as.')
+  type?: (typeof MEDIA_TYPES)[number];
+
+  @EnumFilter(AUDIENCES, 'Whether participants from outside the company took part.')
+  audience?: (typeof AUDIENCES)[number];
+
+  @BooleanFilter('`true`: records whose transcript is readable; `false`: the others.')
+  has_transcript?: boolean;
+
+  /** The filters as the cursor binds them: normalized, `limit` and `cursor` left out. */
+  filters(): Record<string, string | boolean | undefined> {
+    return {
+      created_after: this.created_after?.iso,
+      created_before: this.created_before?.iso,
+      meeting_after: this.meeting_after?.iso,
+      meeting_before: this.meeting_before?.iso,
+      owner_email: this.owner_email,
+      type: this.type,
+      audience: this.audience,
+      has_transcript: this.has_transcript,
+    };
+  }
+}

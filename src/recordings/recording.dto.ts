@@ -1,0 +1,219 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PaginationDto } from '../common/openapi/error-envelope.dto';
+
+/**
+ * Response schemas of the meetings and calls routes, for the interface description (the
+ * wire format itself is built by recording.presenter.ts; a test checks one against the other).
+ */
+const TRANSCRIPT_STATUSES = ['not_started', 'processing', 'completed', 'failed'];
+const EVALUATION_STATUSES = ['not_started', 'processing', 'completed', 'failed'];
+const QUESTION_TYPES = ['text', 'option', 'multi_select', 'boolean', 'number'];
+const MEETING_TYPES = ['qualification', 'negotiation', 'proposal', 'closing', 'technical_meeting', 'questions_clarifications'];
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+export class IdNameDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+}
+
+export class ParticipantDto {
+  @ApiPropertyOptional() display_name?: string;
+  @ApiPropertyOptional({ format: 'email', description: 'Meetings.' }) email?: string;
+  @ApiPropertyOptional({ description: 'Calls.' }) phone?: string;
+  @ApiProperty({ enum: ['external'] }) kind: string;
+}
+
+export class TeamDto {
+  @ApiProperty({ pattern: '^team_' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['participant', 'leadership', 'observer'] }) role: string;
+  @ApiProperty() is_default: boolean;
+}
+
+export class OwnerDto {
+  @ApiProperty({ pattern: '^usr_' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ format: 'email' }) email: string;
+  @ApiProperty({ type: TeamDto, nullable: true, description: "The owner's default team, else their first team, else null." })
+  team: TeamDto | null;
+}
+
+export class TemplateAnswerDto {
+  @ApiProperty({ pattern: '^qst_', description: 'The question id.' }) field: string;
+  @ApiProperty() question: string;
+  @ApiProperty() answer: string;
+}
+
+export class TemplateDto {
+  @ApiProperty({ pattern: '^tpl_' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: [TemplateAnswerDto] }) answers: TemplateAnswerDto[];
+}
+
+export class CustomerQuestionDto {
+  @ApiProperty() question: string;
+  @ApiProperty() category: string;
+}
+
+export class UserRefDto {
+  @ApiProperty({ pattern: '^usr_' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: 'string', nullable: true }) email: string | null;
+}
+
+export class SpeakingUserDto {
+  @ApiProperty({ type: UserRefDto }) user: UserRefDto;
+  @ApiProperty({ type: 'integer' }) duration_seconds: number;
+}
+
+export class SpeakingDurationDto {
+  @ApiProperty({ type: [SpeakingUserDto] }) users: SpeakingUserDto[];
+  @ApiProperty({ type: 'integer', nullable: true }) others_seconds: number | null;
+}
+
+export class EnablementDto {
+  @ApiProperty({ type: 'string', nullable: true }) next_steps: string | null;
+  @ApiProperty({ type: 'string', enum: MEETING_TYPES, nullable: true }) meeting_type: string | null;
+  @ApiProperty({ type: SpeakingDurationDto }) speaking_duration: SpeakingDurationDto;
+}
+
+export class AccountDto {
+  @ApiProperty({ pattern: '^acc_' }) id: string;
+  @ApiProperty() domain: string;
+  @ApiProperty({ type: 'string', nullable: true, description: 'As stored; formatting varies.' }) cnpj: string | null;
+}
+
+export class EvaluationSummaryDto {
+  @ApiProperty({ enum: EVALUATION_STATUSES }) status: string;
+  @ApiProperty({ type: 'string', nullable: true }) justification: string | null;
+}
+
+export class SkillScoreDto {
+  @ApiProperty({ type: UserRefDto }) user: UserRefDto;
+  @ApiProperty({ type: IdNameDto }) skill: IdNameDto;
+  @ApiProperty({ type: 'integer' }) score: number;
+  @ApiProperty({ type: 'string', nullable: true }) justification: string | null;
+}
+
+export class TranscriptSummaryDto {
+  @ApiProperty() available: boolean;
+  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: string;
+}
+
+export class BotHistoryEntryDto {
+  @ApiProperty({ type: 'string', nullable: true }) code: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) subcode: string | null;
+  @ApiProperty(DATE_TIME) occurred_at: string;
+}
+
+/** A call; a meeting has the same fields plus `bot_history`. */
+export class CallDto {
+  @ApiProperty({ pattern: '^call_' }) id: string;
+  @ApiProperty({ enum: ['call'] }) object: string;
+  @ApiProperty() title: string;
+  @ApiProperty({ enum: ['completed'] }) status: string;
+  @ApiProperty({ enum: ['video', 'audio'], description: 'Media the record was captured as.' }) type: string;
+  @ApiProperty({ enum: ['internal', 'external'] }) audience: string;
+  @ApiProperty(DATE_TIME) meeting_at: string;
+  @ApiProperty({ type: 'integer' }) duration_seconds: number;
+  @ApiProperty() no_show: boolean;
+  @ApiProperty({ type: [ParticipantDto] }) participants: ParticipantDto[];
+  @ApiProperty({ type: OwnerDto }) owner: OwnerDto;
+  @ApiProperty({ type: TemplateDto, nullable: true }) template: TemplateDto | null;
+  @ApiProperty({ type: [IdNameDto] }) tags: IdNameDto[];
+  @ApiProperty({ type: [CustomerQuestionDto] }) customer_questions: CustomerQuestionDto[];
+  @ApiProperty({ type: [IdNameDto] }) competitors: IdNameDto[];
+  @ApiProperty({ type: EnablementDto, nullable: true }) enablement: EnablementDto | null;
+  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
+  @ApiProperty({ type: EvaluationSummaryDto }) overall_evaluation: EvaluationSummaryDto;
+  @ApiProperty({ type: [SkillScoreDto] }) skill_scores: SkillScoreDto[];
+  @ApiProperty({ type: TranscriptSummaryDto }) transcript: TranscriptSummaryDto;
+  @ApiProperty(DATE_TIME) created_at: string;
+  @ApiProperty(DATE_TIME) updated_at: string;
+}
+
+export class MeetingDto extends CallDto {
+  @ApiProperty({ pattern: '^mtg_' }) declare id: string;
+  @ApiProperty({ enum: ['meeting'] }) declare object: string;
+  @ApiProperty({ type: [BotHistoryEntryDto], description: 'Meetings only; absent on calls.' }) bot_history: BotHistoryEntryDto[];
+}
+
+export class OverallEvaluationDto {
+  @ApiProperty({ type: 'string', nullable: true, description: 'Null when no evaluation exists yet.' }) id: string | null;
+  @ApiProperty({ enum: ['overall_meeting_evaluation'] }) object: string;
+  @ApiProperty({ description: 'The meeting id or the call id, per the collection addressed.' }) meeting_id: string;
+  @ApiProperty({ enum: EVALUATION_STATUSES }) status: string;
+  @ApiProperty({ type: 'integer', nullable: true }) score: number | null;
+  @ApiProperty({ type: 'string', nullable: true }) justification: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) updated_at: string | null;
+}
+
+export class QuestionDto {
+  @ApiProperty({ pattern: '^qst_' }) id: string;
+  @ApiProperty() text: string;
+  @ApiProperty({ enum: QUESTION_TYPES }) type: string;
+  @ApiProperty({ type: 'integer' }) order: number;
+}
+
+export class AnswerDto {
+  @ApiProperty({ pattern: '^ans_' }) id: string;
+  @ApiProperty({ enum: ['meeting_answer'] }) object: string;
+  @ApiProperty({ type: QuestionDto }) question: QuestionDto;
+  @ApiProperty() answer: string;
+  @ApiProperty(DATE_TIME) updated_at: string;
+}
+
+export class UtteranceDto {
+  @ApiProperty({ type: 'string', nullable: true }) speaker: string | null;
+  @ApiProperty() text: string;
+  @ApiProperty({ type: 'integer' }) start_ms: number;
+  @ApiProperty({ type: 'integer' }) end_ms: number;
+}
+
+export class TranscriptDto {
+  @ApiProperty({ enum: ['transcript'] }) object: string;
+  @ApiProperty({ description: 'The meeting id or the call id, per the collection addressed.' }) meeting_id: string;
+  @ApiProperty() available: boolean;
+  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: string;
+  @ApiProperty({ type: 'string', enum: ['enhanced', 'original'], nullable: true }) variant: string | null;
+  @ApiProperty({ type: [UtteranceDto], description: 'Empty when unavailable.' }) utterances: UtteranceDto[];
+  @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) updated_at: string | null;
+}
+
+const REQUEST_ID = { pattern: '^req_[0-9A-Za-z]+$' };
+
+/** `{data, request_id}` around `type`, named for the document. */
+export function SingleEnvelope(type: new () => unknown, name: string): new () => unknown {
+  class Envelope {
+    @ApiProperty({ type }) data: unknown;
+    @ApiProperty(REQUEST_ID) request_id: string;
+  }
+  Object.defineProperty(Envelope, 'name', { value: name });
+  return Envelope;
+}
+
+/** `{data: [...], request_id}`, or with `pagination` for a paginated list. */
+export function ListEnvelope(type: new () => unknown, name: string, paginated: boolean): new () => unknown {
+  class Envelope {
+    @ApiProperty({ type: [type] }) data: unknown[];
+    @ApiProperty(REQUEST_ID) request_id: string;
+  }
+  class PaginatedEnvelope {
+    @ApiProperty({ type: [type] }) data: unknown[];
+    @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+    @ApiProperty(REQUEST_ID) request_id: string;
+  }
+  const chosen = paginated ? PaginatedEnvelope : Envelope;
+  Object.defineProperty(chosen, 'name', { value: name });
+  return chosen;
+}
+
+export const MeetingEnvelope = SingleEnvelope(MeetingDto, 'MeetingEnvelope');
+export const MeetingListEnvelope = ListEnvelope(MeetingDto, 'MeetingListEnvelope', true);
+export const CallEnvelope = SingleEnvelope(CallDto, 'CallEnvelope');
+export const CallListEnvelope = ListEnvelope(CallDto, 'CallListEnvelope', true);
+export const OverallEvaluationEnvelope = SingleEnvelope(OverallEvaluationDto, 'OverallEvaluationEnvelope');
+export const AnswerListEnvelope = ListEnvelope(AnswerDto, 'AnswerListEnvelope', false);
+export const TranscriptEnvelope = SingleEnvelope(TranscriptDto, 'TranscriptEnvelope');

@@ -1,0 +1,212 @@
+import { Injectable } from '@nestjs/common';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { ListRecordingsQuery } from './list-recordings.query';
+import { RecordingKind } from './recording-kind';
+
+/** A timestamp as RFC 3339 UTC with microseconds, PostgreSQL's full precision. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** Keyset position of a record: microseconds since the epoch of `created_at`, and the internal id. */
+export type RecordingPosition = [createdMicros: string, id: string];
+
+export interface UserRef {
+  id: string;
+  name: string;
+  email: string | null;
+}
+
+/** One record with every relation it shows, as the queries below return it. */
+export interface RecordingRow {
+  id: string;
+  created_micros: string;
+  public_id: string;
+  kind: RecordingKind;
+  title: string;
+  status: string;
+  media_type: string;
+  audience: string;
+  meeting_at: string;
+  duration_seconds: number;
+  no_show: boolean;
+  participants: Array<Record<string, unknown>>;
+  customer_questions: Array<{ question: string; category: string }>;
+  bot_history: Array<{ code: string | null; subcode: string | null; occurred_at: string }> | null;
+  transcript_status: string;
+  created_at: string;
+  updated_at: string;
+  owner: UserRef & { team: { id: string; name: string; role: string; is_default: boolean } | null };
+  template: { id: string; name: string } | null;
+  template_answers: Array<{ field: string; question: string; answer: string }>;
+  tags: Array<{ id: string; name: string }>;
+  competitors: Array<{ id: string; name: string }>;
+  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+  evaluation_status: string | null;
+  evaluation_justification: string | null;
+  enablement: { next_steps: string | null; meeting_type: string | null; others_seconds: number | null } | null;
+  speaking_durations: Array<{ user: UserRef; duration_seconds: number }>;
+  skill_scores: Array<{ user: UserRef; skill: { id: string; name: string }; score: number; justification: string | null }>;
+}
+
+export interface EvaluationRow {
+  public_id: string;
+  evaluation_id: string | null;
+  status: string | null;
+  score: number | null;
+  justification: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export interface AnswersRow {
+  answers: Array<{
+    id: string;
+    question: { id: string; text: string; type: string; order: number };
+    answer: string;
+    updated_at: string;
+  }>;
+}
+
+export interface TranscriptRow {
+  public_id: string;
+  transcript_status: string;
+  variant: string | null;
+  utterances: Array<{ speaker: string | null; text: string; start_ms: number; end_ms: number }> | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+const userJson = (alias: string) => `json_build_object('id', ${alias}.public_id, 'name', ${alias}.name, 'email', ${alias}.email)`;
+
+/**
+ * The record and all of its relations in one statement: one-to-one relations are joins,
+ * one-to-many relations are correlated `json_agg` subqueries, each an index lookup by
+ * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one.
+ */
+const RECORDING_SELECT = `
+  SELECT r.id, (extract(epoch FROM r.created_at) * 1000000)::bigint::text AS created_micros,
+    r.public_id, r.kind, r.title, r.status, r.media_type, r.audience, ${iso('r.meeting_at')} AS meeting_at,
+    r.duration_seconds, r.no_show, r.participants, r.customer_questions, r.bot_history, r.transcript_status,
+    ${iso('r.created_at')} AS created_at, ${iso('r.updated_at')} AS updated_at,
+    json_build_object('id', u.public_id, 'name', u.name, 'email', u.email, 'team', team.value) AS owner,
+    CASE WHEN tpl.id IS NULL THEN NULL ELSE json_build_object('id', tpl.public_id, 'name', tpl.name) END AS template,
+    (SELECT coalesce(json_agg(json_build_object('field', q.public_id, 'question', q.text, 'answer', a.answer) ORDER BY q.position), '[]')
+       FROM recording_answers a JOIN template_questions q ON q.id = a.question_id
+       WHERE a.recording_id = r.id AND q.template_id = r.template_id) AS template_answers,
+    (SELECT coalesce(json_agg(json_build_object('id', t.public_id, 'name', t.name) ORDER BY t.name, t.id), '[]')
+       FROM recording_tags rt JOIN tags t ON t.id = rt.tag_id WHERE rt.recording_id = r.id) AS tags,
+    (SELECT coalesce(json_agg(json_build_object('id', c.public_id, 'name', c.name) ORDER BY c.name, c.id), '[]')
+       FROM recording_competitors rc JOIN competitors c ON c.id = rc.competitor_id WHERE rc.recording_id = r.id) AS competitors,
+    (SELECT coalesce(json_agg(json_build_object('id', ac.public_id, 'domain', ac.domain, 'cnpj', ac.cnpj) ORDER BY ac.domain, ac.id), '[]')
+       FROM recording_accounts ra JOIN accounts ac ON ac.id = ra.account_id WHERE ra.recording_id = r.id) AS accounts,
+    ev.status AS evaluation_status, ev.justification AS evaluation_justification,
+    CASE WHEN en.recording_id IS NULL THEN NULL
+      ELSE json_build_object('next_steps', en.next_steps, 'meeting_type', en.meeting_type, 'others_seconds', en.others_seconds) END AS enablement,
+    (SELECT coalesce(json_agg(json_build_object('user', ${userJson('su')}, 'duration_seconds', sd.duration_seconds)
+         ORDER BY sd.duration_seconds DESC, su.id), '[]')
+       FROM recording_speaking_durations sd JOIN users su ON su.id = sd.user_id WHERE sd.recording_id = r.id) AS speaking_durations,
+    (SELECT coalesce(json_agg(json_build_object('user', ${userJson('ku')}, 'skill', json_build_object('id', sk.public_id, 'name', sk.name),
+         'score', ss.score, 'justification', ss.justification) ORDER BY ku.id, sk.name, sk.id), '[]')
+       FROM recording_skill_scores ss JOIN users ku ON ku.id = ss.user_id JOIN skills sk ON sk.id = ss.skill_id
+       WHERE ss.recording_id = r.id) AS skill_scores
+  FROM recordings r
+  JOIN users u ON u.id = r.owner_id
+  LEFT JOIN LATERAL (
+    SELECT json_build_object('id', tm.public_id, 'name', tm.name, 'role', m.role, 'is_default', m.is_default) AS value
+    FROM team_memberships m JOIN teams tm ON tm.id = m.team_id
+    WHERE m.user_id = u.id ORDER BY m.is_default DESC, m.created_at, m.team_id LIMIT 1
+  ) team ON true
+  LEFT JOIN templates tpl ON tpl.id = r.template_id
+  LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
+  LEFT JOIN recording_enablements en ON en.recording_id = r.id`;
+
+/** Collects SQL parameters and hands out their placeholders. */
+class Params {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/**
+ * Reads of meetings and calls, inside the request's tenant transaction. Every statement
+ * filters by the company itself (row-level security is the second wall) and by the kind, so
+ * a meeting id never answers on the calls routes.
+ */
+@Injectable()
+export class RecordingsRepository {
+  constructor(private readonly tenant: TenantTransaction) {}
+
+  /** `take` records after `after` in `(created_at, id)` order, matching the filters. */
+  listPage(companyId: string, kind: RecordingKind, query: ListRecordingsQuery, after: RecordingPosition | null, take: number): Promise<RecordingRow[]> {
+    const p = new Params();
+    const where = [`r.company_id = ${p.add(companyId)}`, `r.kind = ${p.add(kind)}`];
+    if (query.created_after) where.push(`r.created_at > ${p.add(query.created_after.iso)}::timestamptz`);
+    if (query.created_before) where.push(`r.created_at < ${p.add(query.created_before.iso)}::timestamptz`);
+    if (query.meeting_after) where.push(`r.meeting_at > ${p.add(query.meeting_after.iso)}::timestamptz`);
+    if (query.meeting_before) where.push(`r.meeting_at < ${p.add(query.meeting_before.iso)}::timestamptz`);
+    if (query.type) where.push(`r.media_type = ${p.add(query.type)}`);
+    if (query.audience) where.push(`r.audience = ${p.add(query.audience)}`);
+    if (query.has_transcript !== undefined) where.push(`(r.transcript_status = 'completed') = ${p.add(query.has_transcript)}`);
+    if (query.owner_email) {
+      where.push(`r.owner_id IN (SELECT ou.id FROM users ou WHERE ou.company_id = r.company_id AND lower(ou.email) = ${p.add(query.owner_email)})`);
+    }
+    if (after) {
+      const micros = p.add(after[0]);
+      const id = p.add(after[1]);
+      where.push(`(r.created_at, r.id) > (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${id}::bigint)`);
+    }
+    const sql = `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${p.add(take)}`;
+    return this.tenant.manager.query(sql, p.values);
+  }
+
+  async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingRow | null> {
+    const [row] = await this.tenant.manager.query(`${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`, [
+      companyId,
+      kind,
+      publicId,
+    ]);
+    return row ?? null;
+  }
+
+  async findEvaluation(companyId: string, kind: RecordingKind, publicId: string): Promise<EvaluationRow | null> {
+    const [row] = await this.tenant.manager.query(
+      `SELECT r.public_id, ev.public_id AS evaluation_id, ev.status, ev.score, ev.justification,
+         ${iso('ev.created_at')} AS created_at, ${iso('ev.updated_at')} AS updated_at
+       FROM recordings r LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
+       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
+      [companyId, kind, publicId],
+    );
+    return row ?? null;
+  }
+
+  /** The answers to the questions of the record's default template, in question order. */
+  async findAnswers(companyId: string, kind: RecordingKind, publicId: string): Promise<AnswersRow | null> {
+    const [row] = await this.tenant.manager.query(
+      `SELECT (SELECT coalesce(json_agg(json_build_object(
+             'id', a.public_id,
+             'question', json_build_object('id', q.public_id, 'text', q.text, 'type', q.type, 'order', q.position),
+             'answer', a.answer, 'updated_at', ${iso('a.updated_at')}) ORDER BY q.position), '[]')
+           FROM template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id
+           WHERE q.template_id = r.template_id) AS answers
+       FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
+      [companyId, kind, publicId],
+    );
+    return row ?? null;
+  }
+
+  /** The transcript to show: the enhanced variant when there is one, else the original. */
+  async findTranscript(companyId: string, kind: RecordingKind, publicId: string): Promise<TranscriptRow | null> {
+    const [row] = await this.tenant.manager.query(
+      `SELECT r.public_id, r.transcript_status, t.variant, t.utterances, ${iso('t.created_at')} AS created_at, ${iso('t.updated_at')} AS updated_at
+       FROM recordings r
+       LEFT JOIN LATERAL (
+         SELECT * FROM transcripts t WHERE t.recording_id = r.id ORDER BY t.variant = 'enhanced' DESC LIMIT 1
+       ) t ON r.transcript_status = 'completed'
+       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
+      [companyId, kind, publicId],
+    );
+    return row ?? null;
+  }
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { Collection, keysetPage, Page } from '../common/cursors/keyset-page';
+import { ApiError } from '../common/errors/api-error';
+import { CTX, Principal } from '../common/http/request-context';
+import { parseId } from '../common/ids/public-id';
+import { ListRecordingsQuery } from './list-recordings.query';
+import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
+import { RECORDING_COLLECTIONS, RecordingKind } from './recording-kind';
+import { RecordingPosition, RecordingsRepository } from './recordings.repository';
+
+/** Meetings and calls: one implementation, parameterised by the kind of the route. */
+@Injectable()
+export class RecordingsService {
+  constructor(
+    private readonly recordings: RecordingsRepository,
+    private readonly codec: CursorCodec,
+    private readonly cls: ClsService,
+  ) {}
+
+  async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<Record<string, unknown>>> {
+    const company = this.companyId();
+    const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
+    const after = query.cursor ? toPosition(this.codec.open(query.cursor, binding)) : null;
+    const rows = await this.recordings.listPage(company, kind, query, after, query.limit + 1);
+    return keysetPage(rows, query.limit, (r) => [r.created_micros, r.id], (page) => page.map(presentRecording), this.codec, binding);
+  }
+
+  async get(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+    const row = await this.recordings.findOne(this.companyId(), kind, this.publicId(kind, id));
+    if (!row) throw ApiError.notFound();
+    return presentRecording(row);
+  }
+
+  async overallEvaluation(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+    const row = await this.recordings.findEvaluation(this.companyId(), kind, this.publicId(kind, id));
+    if (!row) throw ApiError.notFound();
+    return presentEvaluation(row);
+  }
+
+  async answers(kind: RecordingKind, id: string): Promise<Collection<Record<string, unknown>>> {
+    const row = await this.recordings.findAnswers(this.companyId(), kind, this.publicId(kind, id));
+    if (!row) throw ApiError.notFound();
+    return new Collection(presentAnswers(row));
+  }
+
+  async transcript(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+    const row = await this.recordings.findTranscript(this.companyId(), kind, this.publicId(kind, id));
+    if (!row) throw ApiError.notFound();
+    return presentTranscript(row);
+  }
+
+  private companyId(): string {
+    return this.cls.get<Principal>(CTX.principal).companyId;
+  }
+
+  /** A malformed id, or one of the other collection, is simply not found. */
+  private publicId(kind: RecordingKind, id: string): string {
+    const parsed = parseId(RECORDING_COLLECTIONS[kind].idKind, id);
+    if (!parsed) throw ApiError.notFound();
+    return parsed;
+  }
+}
+
+/** A cursor's position is authenticated, so it is ours; its shape is still checked. */
+function toPosition(position: ReadonlyArray<string | number>): RecordingPosition {
+  const [micros, id] = position;
+  if (position.length !== 2 || !/^-?\d{1,20}$/.test(String(micros)) || !/^\d{1,19}$/.test(String(id))) {
+    throw new ApiError('INVALID_CURSOR', 'cursor is not valid.');
+  }
+  return [String(micros), String(id)];
+}

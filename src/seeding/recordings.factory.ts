@@ -1,0 +1,233 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { IdKind, mintId } from '../common/ids/public-id';
+import { RecordingKind } from '../recordings/recording-kind';
+
+export const TRANSCRIPT_STATES = ['not_started', 'processing', 'failed', 'original', 'enhanced'] as const;
+/** `original`/`enhanced`: completed with that variant as the best one; the others: not readable yet. */
+export type TranscriptState = (typeof TRANSCRIPT_STATES)[number];
+export const EVALUATION_STATES = ['none', 'not_started', 'processing', 'completed', 'failed'] as const;
+/** `none`: no evaluation row at all (reads as not started). */
+export type EvaluationState = (typeof EVALUATION_STATES)[number];
+
+export interface Ref {
+  id: string;
+  publicId: string;
+}
+export interface UserRef extends Ref {
+  name: string;
+  email: string;
+}
+export interface TemplateRef extends Ref {
+  questions: Array<Ref & { text: string; type: string; position: number }>;
+}
+
+export interface RecordingOptions {
+  owner: UserRef;
+  title?: string;
+  mediaType?: 'video' | 'audio';
+  audience?: 'internal' | 'external';
+  meetingAt?: Date;
+  createdAt?: Date;
+  durationSeconds?: number;
+  noShow?: boolean;
+  transcript?: TranscriptState;
+  evaluation?: EvaluationState;
+  /** The default template; every question gets an answer. */
+  template?: TemplateRef;
+  tags?: Ref[];
+  competitors?: Ref[];
+  accounts?: Ref[];
+  /** Enablement with these users' speaking durations; undefined: no enablement. */
+  enablement?: { speakers: UserRef[]; meetingType?: string | null; nextSteps?: string | null; othersSeconds?: number | null };
+  skillScores?: Array<{ user: UserRef; skill: Ref; score: number }>;
+  botHistory?: Array<{ code: string | null; subcode: string | null; occurred_at: string }>;
+}
+
+const token = () => randomBytes(4).toString('hex');
+
+/**
+ * Builds meetings, calls and everything they show, in every documented state, as the
+ * schema owner. Used by the tests and by the seed commands.
+ */
+export class RecordingsFactory {
+  constructor(
+    private readonly db: DataSource | EntityManager,
+    private readonly companyId: string,
+  ) {}
+
+  async user(overrides: Partial<Pick<UserRef, 'name' | 'email'>> = {}): Promise<UserRef> {
+    const name = overrides.name ?? `Vendedor ${token()}`;
+    const email = overrides.email ?? `vendedor.${token()}@example.com`;
+    const id = await this.insert('users', 'user', { name, email });
+    return { ...id, name, email };
+  }
+
+  async team(name = `Time ${token()}`): Promise<Ref> {
+    return this.insert('teams', 'team', { name });
+  }
+
+  async membership(user: Ref, team: Ref, role: 'participant' | 'leadership' | 'observer', isDefault: boolean): Promise<void> {
+    await this.db.query('INSERT INTO team_memberships (company_id, user_id, team_id, role, is_default) VALUES ($1, $2, $3, $4, $5)', [
+      this.companyId,
+      user.id,
+      team.id,
+      role,
+      isDefault,
+    ]);
+  }
+
+  tag(name = `tag ${token()}`): Promise<Ref> {
+    return this.insert('tags', 'tag', { name });
+  }
+
+  competitor(name = `Concorrente ${token()}`): Promise<Ref> {
+    return this.insert('competitors', 'competitor', { name });
+  }
+
+  skill(name = `Skill ${token()}`): Promise<Ref> {
+    return this.insert('skills', 'skill', { name });
+  }
+
+  account(domain = `cliente-${token()}.com.br`, cnpj: string | null = '12.345.678/0001-90'): Promise<Ref> {
+    return this.insert('accounts', 'account', { domain, cnpj });
+  }
+
+  async template(questions: Array<{ text: string; type: string }>, name = `Roteiro ${token()}`): Promise<TemplateRef> {
+    const template = await this.insert('templates', 'template', { name });
+    const created: TemplateRef['questions'] = [];
+    // Positions are 1-based and inserted in reverse, so that order never comes from insertion.
+    for (const [index, q] of [...questions.entries()].reverse()) {
+      const ref = await this.insert('template_questions', 'question', { template_id: template.id, text: q.text, type: q.type, position: index + 1 });
+      created.unshift({ ...ref, text: q.text, type: q.type, position: index + 1 });
+    }
+    return { ...template, questions: created };
+  }
+
+  async recording(kind: RecordingKind, o: RecordingOptions): Promise<Ref> {
+    const transcript = o.transcript ?? 'not_started';
+    const completed = transcript === 'original' || transcript === 'enhanced';
+    const meetingAt = o.meetingAt ?? new Date(Date.now() - randomInt(1, 90 * 86_400) * 1000);
+    const recording = await this.insert('recordings', kind === 'meeting' ? 'meeting' : 'call', {
+      kind,
+      title: o.title ?? `${kind === 'meeting' ? 'Reunião' : 'Ligação'} ${token()}`,
+      media_type: o.mediaType ?? (kind === 'meeting' ? 'video' : 'audio'),
+      audience: o.audience ?? 'external',
+      meeting_at: meetingAt,
+      duration_seconds: o.durationSeconds ?? randomInt(60, 3600),
+      no_show: o.noShow ?? false,
+      owner_id: o.owner.id,
+      template_id: o.template?.id ?? null,
+      participants: JSON.stringify(
+        kind === 'meeting'
+          ? [{ display_name: 'Cliente Externo', email: `cliente.${token()}@cliente.com.br`, kind: 'external' }]
+          : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678', kind: 'external' }],
+      ),
+      customer_questions: JSON.stringify([{ question: 'Qual é o prazo de implantação?', category: 'implementation' }]),
+      bot_history: kind === 'meeting' ? JSON.stringify(o.botHistory ?? [{ code: 'joined', subcode: null, occurred_at: meetingAt.toISOString() }]) : null,
+      transcript_status: completed ? 'completed' : transcript,
+      ...(o.createdAt ? { created_at: o.createdAt, updated_at: o.createdAt } : {}),
+    });
+    const id = recording.id;
+    if (completed) {
+      await this.transcriptVariant(id, 'original', `original ${token()}`);
+      if (transcript === 'enhanced') await this.transcriptVariant(id, 'enhanced', `enhanced ${token()}`);
+    }
+    const evaluation = o.evaluation ?? 'none';
+    if (evaluation !== 'none') {
+      await this.insert('recording_evaluations', 'evaluation', {
+        recording_id: id,
+        status: evaluation,
+        score: evaluation === 'completed' ? randomInt(0, 101) : null,
+        justification: evaluation === 'completed' ? 'Boa condução da descoberta.' : evaluation === 'failed' ? 'Áudio insuficiente.' : null,
+      });
+    }
+    for (const q of o.template?.questions ?? []) {
+      await this.insert('recording_answers', 'answer', { recording_id: id, question_id: q.id, answer: `Resposta ${q.position}` });
+    }
+    await this.link('recording_tags', 'tag_id', id, o.tags);
+    await this.link('recording_competitors', 'competitor_id', id, o.competitors);
+    await this.link('recording_accounts', 'account_id', id, o.accounts);
+    if (o.enablement) {
+      await this.db.query(
+        'INSERT INTO recording_enablements (company_id, recording_id, next_steps, meeting_type, others_seconds) VALUES ($1, $2, $3, $4, $5)',
+        [this.companyId, id, o.enablement.nextSteps ?? null, o.enablement.meetingType ?? null, o.enablement.othersSeconds ?? null],
+      );
+      for (const [i, speaker] of o.enablement.speakers.entries()) {
+        await this.db.query('INSERT INTO recording_speaking_durations (company_id, recording_id, user_id, duration_seconds) VALUES ($1, $2, $3, $4)', [
+          this.companyId,
+          id,
+          speaker.id,
+          600 - i * 60,
+        ]);
+      }
+    }
+    for (const s of o.skillScores ?? []) {
+      await this.db.query('INSERT INTO recording_skill_scores (company_id, recording_id, user_id, skill_id, score, justification) VALUES ($1, $2, $3, $4, $5, $6)', [
+        this.companyId,
+        id,
+        s.user.id,
+        s.skill.id,
+        s.score,
+        null,
+      ]);
+    }
+    return recording;
+  }
+
+  /**
+   * `count` bare records (no relations) in one statement, created one second apart from
+   * `from` (ties broken by id), for pagination and volume.
+   */
+  async bulk(kind: RecordingKind, count: number, owner: Ref, from: Date, options: { sameCreatedAt?: boolean } = {}): Promise<void> {
+    const prefix = kind === 'meeting' ? 'mtg_' : 'call_';
+    await this.db.query(
+      `INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, owner_id, bot_history,
+         transcript_status, created_at, updated_at)
+       SELECT $1 || substr(md5(random()::text || g::text), 1, 22), $2, $3, 'Registro ' || g, CASE WHEN g % 2 = 0 THEN 'video' ELSE 'audio' END,
+         CASE WHEN g % 3 = 0 THEN 'internal' ELSE 'external' END, $4::timestamptz + g * interval '1 hour', 600, $5,
+         CASE WHEN $3 = 'meeting' THEN '[]'::jsonb END, CASE WHEN g % 4 = 0 THEN 'completed' ELSE 'processing' END,
+         $4::timestamptz + CASE WHEN $7 THEN interval '0' ELSE g * interval '1 second' END, $4::timestamptz
+       FROM generate_series(1, $6) g`,
+      [prefix, this.companyId, kind, from, owner.id, count, options.sameCreatedAt ?? false],
+    );
+    // Keep the invariant: a completed transcript has a readable variant.
+    await this.db.query(
+      `INSERT INTO transcripts (company_id, recording_id, variant, utterances)
+       SELECT r.company_id, r.id, 'original', '[]' FROM recordings r
+       WHERE r.company_id = $1 AND r.transcript_status = 'completed'
+         AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.recording_id = r.id)`,
+      [this.companyId],
+    );
+  }
+
+  private async transcriptVariant(recordingId: string, variant: 'original' | 'enhanced', text: string): Promise<void> {
+    const utterances = [
+      { speaker: 'Vendedor', text: `Olá! (${text})`, start_ms: 0, end_ms: 1500 },
+      { speaker: null, text: 'Bom dia.', start_ms: 1600, end_ms: 2400 },
+    ];
+    await this.db.query('INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, $3, $4)', [
+      this.companyId,
+      recordingId,
+      variant,
+      JSON.stringify(utterances),
+    ]);
+  }
+
+  private async link(table: string, column: string, recordingId: string, refs: Ref[] | undefined): Promise<void> {
+    for (const ref of refs ?? []) {
+      await this.db.query(`INSERT INTO ${table} (company_id, recording_id, ${column}) VALUES ($1, $2, $3)`, [this.companyId, recordingId, ref.id]);
+    }
+  }
+
+  private async insert(table: string, kind: IdKind, values: Record<string, unknown>): Promise<Ref> {
+    const publicId = mintId(kind);
+    const columns = ['public_id', 'company_id', ...Object.keys(values)];
+    const params = [publicId, this.companyId, ...Object.values(values)];
+    const [row] = await this.db.query(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+      params,
+    );
+    return { id: String(row.id), publicId };
+  }
+}
