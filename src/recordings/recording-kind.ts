@@ -17,6 +17,13 @@ export interface RecordingCollection {
 }
 
 export const RECORDING_COLLECTIONS: Record<RecordingKind, RecordingCollection> = {
-  meeting: { kind: 'meeting', idKind: 'meeting', object: 'meeting', path: 'v1/meetings', listRoute: 'GET /v1/meetings', scope: 'meetings.read' },
+  meeting: {
+    kind: 'meeting',
+    idKind: 'meeting',
+    object: 'meeting',
+    path: 'v1/meetings',
+    listRoute: 'GET /v1/meetings',
+    scope: 'meetings.read',
+  },
   call: { kind: 'call', idKind: 'call', object: 'call', path: 'v1/calls', listRoute: 'GET /v1/calls', scope: 'calls.read' },
 };

@@ -32,10 +32,15 @@ export function presentRecording(row: RecordingRow): Record<string, unknown> {
         }
       : null,
     accounts: row.accounts,
-    overall_evaluation: { status: evaluationStatus, justification: evaluationStatus === 'not_started' ? null : row.evaluation_justification },
+    overall_evaluation: {
+      status: evaluationStatus,
+      justification: evaluationStatus === 'not_started' ? null : row.evaluation_justification,
+    },
     skill_scores: row.skill_scores,
     transcript: { available: transcriptAvailable, status: row.transcript_status },
-    ...(row.kind === 'meeting' ? { bot_history: (row.bot_history ?? []).map(({ code, subcode, occurred_at }) => ({ code, subcode, occurred_at })) } : {}),
+    ...(row.kind === 'meeting'
+      ? { bot_history: (row.bot_history ?? []).map(({ code, subcode, occurred_at }) => ({ code, subcode, occurred_at })) }
+      : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -77,7 +82,9 @@ export function presentTranscript(row: TranscriptRow): Record<string, unknown> {
     available,
     status: row.transcript_status,
     variant: available ? row.variant : null,
-    utterances: available ? (row.utterances ?? []).map(({ speaker, text, start_ms, end_ms }) => ({ speaker: speaker ?? null, text, start_ms, end_ms })) : [],
+    utterances: available
+      ? (row.utterances ?? []).map(({ speaker, text, start_ms, end_ms }) => ({ speaker: speaker ?? null, text, start_ms, end_ms }))
+      : [],
     created_at: available ? row.created_at : null,
     updated_at: available ? row.updated_at : null,
   };

@@ -81,5 +81,8 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
   return RecordingsController;
 }
 
-export const MeetingsController = recordingsController(RECORDING_COLLECTIONS.meeting, 'Meetings', { single: MeetingEnvelope, list: MeetingListEnvelope });
+export const MeetingsController = recordingsController(RECORDING_COLLECTIONS.meeting, 'Meetings', {
+  single: MeetingEnvelope,
+  list: MeetingListEnvelope,
+});
 export const CallsController = recordingsController(RECORDING_COLLECTIONS.call, 'Calls', { single: CallEnvelope, list: CallListEnvelope });

@@ -139,7 +139,13 @@ export class RecordingsRepository {
   constructor(private readonly tenant: TenantTransaction) {}
 
   /** `take` records after `after` in `(created_at, id)` order, matching the filters. */
-  listPage(companyId: string, kind: RecordingKind, query: ListRecordingsQuery, after: RecordingPosition | null, take: number): Promise<RecordingRow[]> {
+  listPage(
+    companyId: string,
+    kind: RecordingKind,
+    query: ListRecordingsQuery,
+    after: RecordingPosition | null,
+    take: number,
+  ): Promise<RecordingRow[]> {
     const p = new Params();
     const where = [`r.company_id = ${p.add(companyId)}`, `r.kind = ${p.add(kind)}`];
     if (query.created_after) where.push(`r.created_at > ${p.add(query.created_after.iso)}::timestamptz`);
@@ -150,7 +156,9 @@ export class RecordingsRepository {
     if (query.audience) where.push(`r.audience = ${p.add(query.audience)}`);
     if (query.has_transcript !== undefined) where.push(`(r.transcript_status = 'completed') = ${p.add(query.has_transcript)}`);
     if (query.owner_email) {
-      where.push(`r.owner_id IN (SELECT ou.id FROM users ou WHERE ou.company_id = r.company_id AND lower(ou.email) = ${p.add(query.owner_email)})`);
+      where.push(
+        `r.owner_id IN (SELECT ou.id FROM users ou WHERE ou.company_id = r.company_id AND lower(ou.email) = ${p.add(query.owner_email)})`,
+      );
     }
     if (after) {
       const micros = p.add(after[0]);

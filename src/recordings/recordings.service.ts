@@ -24,7 +24,14 @@ export class RecordingsService {
     const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
     const after = query.cursor ? toPosition(this.codec.open(query.cursor, binding)) : null;
     const rows = await this.recordings.listPage(company, kind, query, after, query.limit + 1);
-    return keysetPage(rows, query.limit, (r) => [r.created_micros, r.id], (page) => page.map(presentRecording), this.codec, binding);
+    return keysetPage(
+      rows,
+      query.limit,
+      (r) => [r.created_micros, r.id],
+      (page) => page.map(presentRecording),
+      this.codec,
+      binding,
+    );
   }
 
   async get(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {

@@ -98,7 +98,12 @@ export class RecordingsFactory {
     const created: TemplateRef['questions'] = [];
     // Positions are 1-based and inserted in reverse, so that order never comes from insertion.
     for (const [index, q] of [...questions.entries()].reverse()) {
-      const ref = await this.insert('template_questions', 'question', { template_id: template.id, text: q.text, type: q.type, position: index + 1 });
+      const ref = await this.insert('template_questions', 'question', {
+        template_id: template.id,
+        text: q.text,
+        type: q.type,
+        position: index + 1,
+      });
       created.unshift({ ...ref, text: q.text, type: q.type, position: index + 1 });
     }
     return { ...template, questions: created };
@@ -124,7 +129,10 @@ export class RecordingsFactory {
           : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678', kind: 'external' }],
       ),
       customer_questions: JSON.stringify([{ question: 'Qual é o prazo de implantação?', category: 'implementation' }]),
-      bot_history: kind === 'meeting' ? JSON.stringify(o.botHistory ?? [{ code: 'joined', subcode: null, occurred_at: meetingAt.toISOString() }]) : null,
+      bot_history:
+        kind === 'meeting'
+          ? JSON.stringify(o.botHistory ?? [{ code: 'joined', subcode: null, occurred_at: meetingAt.toISOString() }])
+          : null,
       transcript_status: completed ? 'completed' : transcript,
       ...(o.createdAt ? { created_at: o.createdAt, updated_at: o.createdAt } : {}),
     });
@@ -154,23 +162,17 @@ export class RecordingsFactory {
         [this.companyId, id, o.enablement.nextSteps ?? null, o.enablement.meetingType ?? null, o.enablement.othersSeconds ?? null],
       );
       for (const [i, speaker] of o.enablement.speakers.entries()) {
-        await this.db.query('INSERT INTO recording_speaking_durations (company_id, recording_id, user_id, duration_seconds) VALUES ($1, $2, $3, $4)', [
-          this.companyId,
-          id,
-          speaker.id,
-          600 - i * 60,
-        ]);
+        await this.db.query(
+          'INSERT INTO recording_speaking_durations (company_id, recording_id, user_id, duration_seconds) VALUES ($1, $2, $3, $4)',
+          [this.companyId, id, speaker.id, 600 - i * 60],
+        );
       }
     }
     for (const s of o.skillScores ?? []) {
-      await this.db.query('INSERT INTO recording_skill_scores (company_id, recording_id, user_id, skill_id, score, justification) VALUES ($1, $2, $3, $4, $5, $6)', [
-        this.companyId,
-        id,
-        s.user.id,
-        s.skill.id,
-        s.score,
-        null,
-      ]);
+      await this.db.query(
+        'INSERT INTO recording_skill_scores (company_id, recording_id, user_id, skill_id, score, justification) VALUES ($1, $2, $3, $4, $5, $6)',
+        [this.companyId, id, s.user.id, s.skill.id, s.score, null],
+      );
     }
     return recording;
   }
@@ -216,7 +218,11 @@ export class RecordingsFactory {
 
   private async link(table: string, column: string, recordingId: string, refs: Ref[] | undefined): Promise<void> {
     for (const ref of refs ?? []) {
-      await this.db.query(`INSERT INTO ${table} (company_id, recording_id, ${column}) VALUES ($1, $2, $3)`, [this.companyId, recordingId, ref.id]);
+      await this.db.query(`INSERT INTO ${table} (company_id, recording_id, ${column}) VALUES ($1, $2, $3)`, [
+        this.companyId,
+        recordingId,
+        ref.id,
+      ]);
     }
   }
 

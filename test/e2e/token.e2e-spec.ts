@@ -143,14 +143,20 @@ describe('POST /oauth/token', () => {
     });
 
     it('answers 415 for a form in a charset other than UTF-8', async () => {
-      const res = await http.post('/oauth/token').set('Content-Type', 'application/x-www-form-urlencoded; charset=koi8-r').send('grant_type=client_credentials');
+      const res = await http
+        .post('/oauth/token')
+        .set('Content-Type', 'application/x-www-form-urlencoded; charset=koi8-r')
+        .send('grant_type=client_credentials');
       expectOAuthError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
-    it.each(['/oauth/token/', '/OAuth/Token'])('answers %s (which Express routes to the token endpoint) in the OAuth shape too', async (path) => {
-      expectOAuthError(await http.post(path).send({ grant_type: 'client_credentials' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-      expectOAuthError(await http.post(path).type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
-    });
+    it.each(['/oauth/token/', '/OAuth/Token'])(
+      'answers %s (which Express routes to the token endpoint) in the OAuth shape too',
+      async (path) => {
+        expectOAuthError(await http.post(path).send({ grant_type: 'client_credentials' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expectOAuthError(await http.post(path).type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
+      },
+    );
 
     it('answers 415 when there is no Content-Type', async () => {
       expectOAuthError(await http.post('/oauth/token'), 415, 'UNSUPPORTED_MEDIA_TYPE');
@@ -375,7 +381,13 @@ describe('POST /oauth/token', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.dictionary(fc.constantFrom('grant_type', 'client_id', 'client_secret', 'scope', 'other'), text),
-          fc.option(fc.oneof(text.map((t) => `Basic ${Buffer.from(t).toString('base64')}`), text), { nil: undefined }),
+          fc.option(
+            fc.oneof(
+              text.map((t) => `Basic ${Buffer.from(t).toString('base64')}`),
+              text,
+            ),
+            { nil: undefined },
+          ),
           async (form, authorization) => {
             const req = http.post('/oauth/token').type('form');
             if (authorization !== undefined) req.set('Authorization', authorization.split('').filter(printable).join(''));
@@ -391,11 +403,14 @@ describe('POST /oauth/token', () => {
 
     it('answers any bearer value on /v1 with 401, never 500', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.string(), fc.base64String(), fc.constantFrom('a.b.c', 'e30.e30.', 'eyJhbGciOiJub25lIn0.e30.')), async (value) => {
-          const res = await http.get('/v1/context').set('Authorization', `Bearer ${value.split('').filter(printable).join('')}`);
-          expect(res.status).toBe(401);
-          expect(['MISSING_ACCESS_TOKEN', 'INVALID_ACCESS_TOKEN']).toContain(res.body.error.code);
-        }),
+        fc.asyncProperty(
+          fc.oneof(fc.string(), fc.base64String(), fc.constantFrom('a.b.c', 'e30.e30.', 'eyJhbGciOiJub25lIn0.e30.')),
+          async (value) => {
+            const res = await http.get('/v1/context').set('Authorization', `Bearer ${value.split('').filter(printable).join('')}`);
+            expect(res.status).toBe(401);
+            expect(['MISSING_ACCESS_TOKEN', 'INVALID_ACCESS_TOKEN']).toContain(res.body.error.code);
+          },
+        ),
         { numRuns: 150 },
       );
     });

@@ -6,6 +6,8 @@ import { Company } from '../../src/companies/company.entity';
 import { CTX } from '../../src/common/http/request-context';
 import { readRolePosture } from '../../src/database/database-role-check';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
+import { CREDENTIAL_TABLES } from '../../src/database/schema-privileges';
+import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { createClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { PipelineProbeModule } from '../support/pipeline-probe.module';
@@ -69,6 +71,45 @@ describe('tenant isolation in the database', () => {
     );
     const dev = await createTestApp({ env: asOwner });
     await dev.close();
+  });
+
+  it('shows a tenant only its own rows in every tenant table, through the API role', async () => {
+    for (const company of [a, b]) {
+      const f = new RecordingsFactory(owner, company.id);
+      const user = await f.user();
+      const team = await f.team();
+      await f.membership(user, team, 'participant', true);
+      const template = await f.template([{ text: 'Q', type: 'text' }]);
+      await f.recording('meeting', {
+        owner: user,
+        template,
+        transcript: 'enhanced',
+        evaluation: 'completed',
+        tags: [await f.tag()],
+        competitors: [await f.competitor()],
+        accounts: [await f.account()],
+        enablement: { speakers: [user] },
+        skillScores: [{ user, skill: await f.skill(), score: 1 }],
+      });
+    }
+    const tables: { name: string }[] = await owner.query(
+      `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+         AND EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = c.oid AND x.attname = 'company_id') ORDER BY 1`,
+    );
+    const readable = tables.map((t) => t.name).filter((name) => !CREDENTIAL_TABLES.includes(name) && name !== 'audit_events');
+    expect(readable).toEqual(expect.arrayContaining(['recordings', 'transcripts', 'users', 'recording_answers']));
+    const tenant = app.get(TenantTransaction);
+    for (const table of readable) {
+      const ownerView: { company_id: string }[] = await owner.query(
+        `SELECT DISTINCT company_id FROM ${table} WHERE company_id IN ($1, $2)`,
+        [a.id, b.id],
+      );
+      expect({ table, companies: ownerView.length }).toEqual({ table, companies: 2 });
+      const seen: { company_id: string }[] = await app
+        .get(ClsService)
+        .run(() => tenant.run(a.id, (m) => m.query(`SELECT DISTINCT company_id FROM ${table}`)));
+      expect({ table, seen: seen.map((r) => r.company_id) }).toEqual({ table, seen: [a.id] });
+    }
   });
 
   it('returns no rows at all to the API role outside a tenant transaction', async () => {

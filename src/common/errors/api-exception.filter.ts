@@ -58,10 +58,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    const body =
-      isOAuthTokenPath(req.path)
-        ? { error: oauthErrorOf(error.code), error_description: error.detail }
-        : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
+    const body = isOAuthTokenPath(req.path)
+      ? { error: oauthErrorOf(error.code), error_description: error.detail }
+      : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
   }
 

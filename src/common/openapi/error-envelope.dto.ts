@@ -48,4 +48,8 @@ export class PaginationDto {
 
 /** `404 RESOURCE_NOT_FOUND` of a route with a resource id. */
 export const ApiNotFound = () =>
-  ApiResponse({ status: 404, type: ErrorEnvelope, description: 'RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection.' });
+  ApiResponse({
+    status: 404,
+    type: ErrorEnvelope,
+    description: 'RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection.',
+  });
