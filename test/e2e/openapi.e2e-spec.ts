@@ -39,6 +39,27 @@ describe('interface description', () => {
     expect(body.components.schemas.OAuthErrorBody.required.sort()).toEqual(['error', 'error_description']);
   });
 
+  it('documents the ten meetings and calls routes with their scopes, parameters and error responses', async () => {
+    const { body } = await http.get('/openapi.json').expect(200);
+    for (const [collection, scope, id] of [
+      ['meetings', 'meetings.read', 'meeting_id'],
+      ['calls', 'calls.read', 'call_id'],
+    ]) {
+      const list = body.paths[`/v1/${collection}`].get;
+      expect(list.security).toEqual([{ oauth2: [scope] }]);
+      expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+        ['audience', 'created_after', 'created_before', 'cursor', 'has_transcript', 'limit', 'meeting_after', 'meeting_before', 'owner_email', 'type'].sort(),
+      );
+      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '503']);
+      for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {
+        const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
+        expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);
+        expect(op.security).toEqual([{ oauth2: suffix === '/transcript' ? [scope, 'transcriptions.read'] : [scope] }]);
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '503']));
+      }
+    }
+  });
+
   it('leaves the probes out of the API description', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     expect(Object.keys(body.paths).some((p) => p.startsWith('/health'))).toBe(false);
