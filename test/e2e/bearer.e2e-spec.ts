@@ -8,9 +8,8 @@ import { Company } from '../../src/companies/company.entity';
 import { clientsAdmin, createClient, TestClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { PipelineProbeModule } from '../support/pipeline-probe.module';
-import { createTestApp, ownerDataSource, testSigningKey } from '../support/test-app';
+import { appBehindTrustedProxy, createTestApp, ownerDataSource, sleep, testSigningKey } from '../support/test-app';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const newRsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -223,17 +222,10 @@ describe('bearer authentication on /v1', () => {
   });
 
   describe('address allow-list on requests', () => {
-    let proxied: NestExpressApplication;
-    let viaProxy: ReturnType<typeof request>;
-
-    beforeAll(async () => {
-      proxied = await createTestApp({ env: { TRUST_PROXY: 'loopback' } });
-      viaProxy = request(proxied.getHttpServer());
-    });
-    afterAll(() => proxied.close());
+    const proxy = appBehindTrustedProxy();
 
     const from = (address: string, t: string) =>
-      viaProxy.get('/v1/context').set('Authorization', `Bearer ${t}`).set('X-Forwarded-For', address);
+      proxy.http().get('/v1/context').set('Authorization', `Bearer ${t}`).set('X-Forwarded-For', address);
 
     it.each([
       ['IPv4', '203.0.113.0/24', '203.0.113.10', '198.51.100.10'],
@@ -242,7 +234,8 @@ describe('bearer authentication on /v1', () => {
     ])('enforces an %s allow-list on every request', async (_kind, cidrs, inside, outside) => {
       const c = await createClient(owner, company, { cidrs });
       const t = (
-        await viaProxy
+        await proxy
+          .http()
           .post('/oauth/token')
           .set('X-Forwarded-For', inside)
           .type('form')
@@ -255,7 +248,7 @@ describe('bearer authentication on /v1', () => {
 
     it('applies an allow-list set after the token was issued, on the next request', async () => {
       const c = await createClient(owner, company);
-      const t = await tokenFor(viaProxy, c);
+      const t = await tokenFor(proxy.http(), c);
       await from('198.51.100.10', t).expect(200);
       await clientsAdmin(owner).setCidrs(c.clientId, '203.0.113.0/24');
       expectError(await from('198.51.100.10', t), 401, 'INVALID_ACCESS_TOKEN');

@@ -9,9 +9,8 @@ import { ALL_SCOPES } from '../../src/auth/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { basicAuth, clientsAdmin, createClient, requestToken, TestClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { createTestApp, ownerDataSource, testSigningKey } from '../support/test-app';
+import { appBehindTrustedProxy, createTestApp, ownerDataSource, sleep, testSigningKey } from '../support/test-app';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Node refuses to send header values with control or non-ASCII characters. */
 const printable = (c: string) => c >= ' ' && c <= '~';
 
@@ -335,16 +334,9 @@ describe('POST /oauth/token', () => {
   });
 
   describe('address allow-list at issuance', () => {
-    let proxied: NestExpressApplication;
-    let viaProxy: ReturnType<typeof request>;
+    const proxy = appBehindTrustedProxy();
 
-    beforeAll(async () => {
-      proxied = await createTestApp({ env: { TRUST_PROXY: 'loopback' } });
-      viaProxy = request(proxied.getHttpServer());
-    });
-    afterAll(() => proxied.close());
-
-    const from = (address: string, c: TestClient) => requestToken(viaProxy, c).set('X-Forwarded-For', address);
+    const from = (address: string, c: TestClient) => requestToken(proxy.http(), c).set('X-Forwarded-For', address);
 
     it('enforces an IPv4 CIDR', async () => {
       const c = await createClient(owner, company, { cidrs: '203.0.113.0/24' });

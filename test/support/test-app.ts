@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
@@ -50,4 +51,21 @@ export async function apiDataSource(): Promise<DataSource> {
   return new DataSource(
     dataSourceOptions(assertTestDatabase(process.env.TEST_DATABASE_URL), { poolSize: 2, applicationName: 'tests-api' }),
   ).initialize();
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * For the enclosing describe: an app that believes `X-Forwarded-For` from loopback
+ * (`TRUST_PROXY=loopback`), so a test can present any client address. Call `http()` inside tests.
+ */
+export function appBehindTrustedProxy(): { http: () => ReturnType<typeof request> } {
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+  beforeAll(async () => {
+    app = await createTestApp({ env: { TRUST_PROXY: 'loopback' } });
+    http = request(app.getHttpServer());
+  });
+  afterAll(() => app.close());
+  return { http: () => http };
 }
