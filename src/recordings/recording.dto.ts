@@ -194,26 +194,31 @@ export function SingleEnvelope(type: new () => unknown, name: string): new () =>
   return Envelope;
 }
 
-/** `{data: [...], request_id}`, or with `pagination` for a paginated list. */
-export function ListEnvelope(type: new () => unknown, name: string, paginated: boolean): new () => unknown {
+/** `{data: [...], request_id}`: a list answered whole. */
+export function ListEnvelope(type: new () => unknown, name: string): new () => unknown {
   class Envelope {
     @ApiProperty({ type: [type] }) data: unknown[];
     @ApiProperty(REQUEST_ID) request_id: string;
   }
-  class PaginatedEnvelope {
+  Object.defineProperty(Envelope, 'name', { value: name });
+  return Envelope;
+}
+
+/** `{data: [...], pagination, request_id}`: one page of a keyset list. */
+export function PageEnvelope(type: new () => unknown, name: string): new () => unknown {
+  class Envelope {
     @ApiProperty({ type: [type] }) data: unknown[];
     @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
     @ApiProperty(REQUEST_ID) request_id: string;
   }
-  const chosen = paginated ? PaginatedEnvelope : Envelope;
-  Object.defineProperty(chosen, 'name', { value: name });
-  return chosen;
+  Object.defineProperty(Envelope, 'name', { value: name });
+  return Envelope;
 }
 
 export const MeetingEnvelope = SingleEnvelope(MeetingDto, 'MeetingEnvelope');
-export const MeetingListEnvelope = ListEnvelope(MeetingDto, 'MeetingListEnvelope', true);
+export const MeetingListEnvelope = PageEnvelope(MeetingDto, 'MeetingListEnvelope');
 export const CallEnvelope = SingleEnvelope(CallDto, 'CallEnvelope');
-export const CallListEnvelope = ListEnvelope(CallDto, 'CallListEnvelope', true);
+export const CallListEnvelope = PageEnvelope(CallDto, 'CallListEnvelope');
 export const OverallEvaluationEnvelope = SingleEnvelope(OverallEvaluationDto, 'OverallEvaluationEnvelope');
-export const AnswerListEnvelope = ListEnvelope(AnswerDto, 'AnswerListEnvelope', false);
+export const AnswerListEnvelope = ListEnvelope(AnswerDto, 'AnswerListEnvelope');
 export const TranscriptEnvelope = SingleEnvelope(TranscriptDto, 'TranscriptEnvelope');
