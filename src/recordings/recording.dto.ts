@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PaginationDto } from '../common/openapi/error-envelope.dto';
+import { AccountDto, DATE_TIME, UserRefDto } from '../common/openapi/resources.dto';
+import { ListEnvelope, PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
 
 /**
  * Response schemas of the meetings and calls routes, for the interface description (the
@@ -9,7 +10,6 @@ const TRANSCRIPT_STATUSES = ['not_started', 'processing', 'completed', 'failed']
 const EVALUATION_STATUSES = ['not_started', 'processing', 'completed', 'failed'];
 const QUESTION_TYPES = ['text', 'option', 'multi_select', 'boolean', 'number'];
 const MEETING_TYPES = ['qualification', 'negotiation', 'proposal', 'closing', 'technical_meeting', 'questions_clarifications'];
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 export class IdNameDto {
   @ApiProperty() id: string;
@@ -55,12 +55,6 @@ export class CustomerQuestionDto {
   @ApiProperty() category: string;
 }
 
-export class UserRefDto {
-  @ApiProperty({ pattern: '^usr_' }) id: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: 'string', nullable: true }) email: string | null;
-}
-
 export class SpeakingUserDto {
   @ApiProperty({ type: UserRefDto }) user: UserRefDto;
   @ApiProperty({ type: 'integer' }) duration_seconds: number;
@@ -75,12 +69,6 @@ export class EnablementDto {
   @ApiProperty({ type: 'string', nullable: true }) next_steps: string | null;
   @ApiProperty({ type: 'string', enum: MEETING_TYPES, nullable: true }) meeting_type: string | null;
   @ApiProperty({ type: SpeakingDurationDto }) speaking_duration: SpeakingDurationDto;
-}
-
-export class AccountDto {
-  @ApiProperty({ pattern: '^acc_' }) id: string;
-  @ApiProperty() domain: string;
-  @ApiProperty({ type: 'string', nullable: true, description: 'As stored; formatting varies.' }) cnpj: string | null;
 }
 
 export class EvaluationSummaryDto {
@@ -180,39 +168,6 @@ export class TranscriptDto {
   @ApiProperty({ type: [UtteranceDto], description: 'Empty when unavailable.' }) utterances: UtteranceDto[];
   @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) updated_at: string | null;
-}
-
-const REQUEST_ID = { pattern: '^req_[0-9A-Za-z]+$' };
-
-/** `{data, request_id}` around `type`, named for the document. */
-export function SingleEnvelope(type: new () => unknown, name: string): new () => unknown {
-  class Envelope {
-    @ApiProperty({ type }) data: unknown;
-    @ApiProperty(REQUEST_ID) request_id: string;
-  }
-  Object.defineProperty(Envelope, 'name', { value: name });
-  return Envelope;
-}
-
-/** `{data: [...], request_id}`: a list answered whole. */
-export function ListEnvelope(type: new () => unknown, name: string): new () => unknown {
-  class Envelope {
-    @ApiProperty({ type: [type] }) data: unknown[];
-    @ApiProperty(REQUEST_ID) request_id: string;
-  }
-  Object.defineProperty(Envelope, 'name', { value: name });
-  return Envelope;
-}
-
-/** `{data: [...], pagination, request_id}`: one page of a keyset list. */
-export function PageEnvelope(type: new () => unknown, name: string): new () => unknown {
-  class Envelope {
-    @ApiProperty({ type: [type] }) data: unknown[];
-    @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
-    @ApiProperty(REQUEST_ID) request_id: string;
-  }
-  Object.defineProperty(Envelope, 'name', { value: name });
-  return Envelope;
 }
 
 export const MeetingEnvelope = SingleEnvelope(MeetingDto, 'MeetingEnvelope');

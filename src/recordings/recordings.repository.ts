@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { TimeIdPosition } from '../common/cursors/keyset-page';
+import { accountsJson, iso, micros, Params, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { RecordingKind } from './recording-kind';
-
-/** A timestamp as RFC 3339 UTC with microseconds, PostgreSQL's full precision. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** Keyset position of a record: microseconds since the epoch of `created_at`, and the internal id. */
-export type RecordingPosition = [createdMicros: string, id: string];
 
 export interface UserRef {
   id: string;
@@ -75,15 +71,13 @@ export interface TranscriptRow {
   updated_at: string | null;
 }
 
-const userJson = (alias: string) => `json_build_object('id', ${alias}.public_id, 'name', ${alias}.name, 'email', ${alias}.email)`;
-
 /**
  * The record and all of its relations in one statement: one-to-one relations are joins,
  * one-to-many relations are correlated `json_agg` subqueries, each an index lookup by
  * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one.
  */
 const RECORDING_SELECT = `
-  SELECT r.id, (extract(epoch FROM r.created_at) * 1000000)::bigint::text AS created_micros,
+  SELECT r.id, ${micros('r.created_at')} AS created_micros,
     r.public_id, r.kind, r.title, r.status, r.media_type, r.audience, ${iso('r.meeting_at')} AS meeting_at,
     r.duration_seconds, r.no_show, r.participants, r.customer_questions, r.bot_history, r.transcript_status,
     ${iso('r.created_at')} AS created_at, ${iso('r.updated_at')} AS updated_at,
@@ -96,8 +90,7 @@ const RECORDING_SELECT = `
        FROM recording_tags rt JOIN tags t ON t.id = rt.tag_id WHERE rt.recording_id = r.id) AS tags,
     (SELECT coalesce(json_agg(json_build_object('id', c.public_id, 'name', c.name) ORDER BY c.name, c.id), '[]')
        FROM recording_competitors rc JOIN competitors c ON c.id = rc.competitor_id WHERE rc.recording_id = r.id) AS competitors,
-    (SELECT coalesce(json_agg(json_build_object('id', ac.public_id, 'domain', ac.domain, 'cnpj', ac.cnpj) ORDER BY ac.domain, ac.id), '[]')
-       FROM recording_accounts ra JOIN accounts ac ON ac.id = ra.account_id WHERE ra.recording_id = r.id) AS accounts,
+    ${accountsJson('recording_accounts', 'recording_id', 'r.id')} AS accounts,
     ev.status AS evaluation_status, ev.justification AS evaluation_justification,
     CASE WHEN en.recording_id IS NULL THEN NULL
       ELSE json_build_object('next_steps', en.next_steps, 'meeting_type', en.meeting_type, 'others_seconds', en.others_seconds) END AS enablement,
@@ -119,16 +112,6 @@ const RECORDING_SELECT = `
   LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
   LEFT JOIN recording_enablements en ON en.recording_id = r.id`;
 
-/** Collects SQL parameters and hands out their placeholders. */
-class Params {
-  readonly values: unknown[] = [];
-
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
 /**
  * Reads of meetings and calls, inside the request's tenant transaction. Every statement
  * filters by the company itself (row-level security is the second wall) and by the kind, so
@@ -143,7 +126,7 @@ export class RecordingsRepository {
     companyId: string,
     kind: RecordingKind,
     query: ListRecordingsQuery,
-    after: RecordingPosition | null,
+    after: TimeIdPosition | null,
     take: number,
   ): Promise<RecordingRow[]> {
     const p = new Params();
@@ -160,11 +143,7 @@ export class RecordingsRepository {
         `r.owner_id IN (SELECT ou.id FROM users ou WHERE ou.company_id = r.company_id AND lower(ou.email) = ${p.add(query.owner_email)})`,
       );
     }
-    if (after) {
-      const micros = p.add(after[0]);
-      const id = p.add(after[1]);
-      where.push(`(r.created_at, r.id) > (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${id}::bigint)`);
-    }
+    if (after) where.push(p.after('r.created_at', 'r.id', after));
     const sql = `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${p.add(take)}`;
     return this.tenant.manager.query(sql, p.values);
   }

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { CursorCodec } from '../common/cursors/cursor-codec';
-import { Collection, keysetPage, Page } from '../common/cursors/keyset-page';
+import { Collection, keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
 import { CTX, Principal } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
 import { RECORDING_COLLECTIONS, RecordingKind } from './recording-kind';
-import { RecordingPosition, RecordingsRepository } from './recordings.repository';
+import { RecordingsRepository } from './recordings.repository';
 
 /** Meetings and calls: one implementation, parameterised by the kind of the route. */
 @Injectable()
@@ -22,7 +22,7 @@ export class RecordingsService {
   async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<Record<string, unknown>>> {
     const company = this.companyId();
     const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
-    const after = query.cursor ? toPosition(this.codec.open(query.cursor, binding)) : null;
+    const after = openTimeIdCursor(this.codec, query.cursor, binding);
     const rows = await this.recordings.listPage(company, kind, query, after, query.limit + 1);
     return keysetPage(
       rows,
@@ -68,13 +68,4 @@ export class RecordingsService {
     if (!parsed) throw ApiError.notFound();
     return parsed;
   }
-}
-
-/** A cursor's position is authenticated, so it is ours; its shape is still checked. */
-function toPosition(position: ReadonlyArray<string | number>): RecordingPosition {
-  const [micros, id] = position;
-  if (position.length !== 2 || !/^-?\d{1,20}$/.test(String(micros)) || !/^\d{1,19}$/.test(String(id))) {
-    throw new ApiError('INVALID_CURSOR', 'cursor is not valid.');
-  }
-  return [String(micros), String(id)];
 }

@@ -1,3 +1,4 @@
+import { ApiError } from '../errors/api-error';
 import { CursorBinding, CursorCodec, KeysetPosition } from './cursor-codec';
 
 export interface Pagination {
@@ -39,4 +40,21 @@ export function keysetPage<Row, T>(
     has_more: hasMore,
     next_cursor: hasMore && last ? codec.seal(binding, positionOf(last)) : null,
   });
+}
+
+/** Keyset position of a row ordered by `(timestamp, id)`: microseconds since the epoch, and the internal id. */
+export type TimeIdPosition = [micros: string, id: string];
+
+/**
+ * The `(timestamp, id)` position sealed in `cursor`, or null without one. A cursor is
+ * authenticated, so its position is ours; its shape is still checked before it reaches SQL.
+ */
+export function openTimeIdCursor(codec: CursorCodec, cursor: string | undefined, binding: CursorBinding): TimeIdPosition | null {
+  if (cursor === undefined) return null;
+  const position = codec.open(cursor, binding);
+  const [t, id] = position;
+  if (position.length !== 2 || !/^-?\d{1,20}$/.test(String(t)) || !/^\d{1,19}$/.test(String(id))) {
+    throw new ApiError('INVALID_CURSOR', 'The cursor is not valid for this request.');
+  }
+  return [String(t), String(id)];
 }
