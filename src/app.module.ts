@@ -15,9 +15,11 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RecordingsModule } from './recordings/recordings.module';
+import { EmailsModule } from './emails/emails.module';
+import { ChatModule } from './chat/chat.module';
 
 /** Modules of the HTTP service, in the order a request meets them. */
-const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule, RecordingsModule];
+const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule, RecordingsModule, EmailsModule, ChatModule];
 
 /**
  * Global guards run in this order, which is the spec's order of checks on `/v1`:

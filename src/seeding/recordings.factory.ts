@@ -1,7 +1,8 @@
-import { randomBytes, randomInt } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { IdKind, mintId } from '../common/ids/public-id';
+import { randomInt } from 'node:crypto';
 import { RecordingKind } from '../recordings/recording-kind';
+import { Ref, TenantFactory, token } from './tenant-factory';
+
+export type { Ref } from './tenant-factory';
 
 export const TRANSCRIPT_STATES = ['not_started', 'processing', 'failed', 'original', 'enhanced'] as const;
 /** `original`/`enhanced`: completed with that variant as the best one; the others: not readable yet. */
@@ -10,10 +11,6 @@ export const EVALUATION_STATES = ['none', 'not_started', 'processing', 'complete
 /** `none`: no evaluation row at all (reads as not started). */
 export type EvaluationState = (typeof EVALUATION_STATES)[number];
 
-export interface Ref {
-  id: string;
-  publicId: string;
-}
 export interface UserRef extends Ref {
   name: string;
   email: string;
@@ -44,18 +41,11 @@ export interface RecordingOptions {
   botHistory?: Array<{ code: string | null; subcode: string | null; occurred_at: string }>;
 }
 
-const token = () => randomBytes(4).toString('hex');
-
 /**
  * Builds meetings, calls and everything they show, in every documented state, as the
  * schema owner. Used by the tests and by the seed commands.
  */
-export class RecordingsFactory {
-  constructor(
-    private readonly db: DataSource | EntityManager,
-    private readonly companyId: string,
-  ) {}
-
+export class RecordingsFactory extends TenantFactory {
   async user(overrides: Partial<Pick<UserRef, 'name' | 'email'>> = {}): Promise<UserRef> {
     const name = overrides.name ?? `Vendedor ${token()}`;
     const email = overrides.email ?? `vendedor.${token()}@example.com`;
@@ -153,9 +143,9 @@ export class RecordingsFactory {
     for (const q of o.template?.questions ?? []) {
       await this.insert('recording_answers', 'answer', { recording_id: id, question_id: q.id, answer: `Resposta ${q.position}` });
     }
-    await this.link('recording_tags', 'tag_id', id, o.tags);
-    await this.link('recording_competitors', 'competitor_id', id, o.competitors);
-    await this.link('recording_accounts', 'account_id', id, o.accounts);
+    await this.link('recording_tags', 'recording_id', id, 'tag_id', o.tags);
+    await this.link('recording_competitors', 'recording_id', id, 'competitor_id', o.competitors);
+    await this.link('recording_accounts', 'recording_id', id, 'account_id', o.accounts);
     if (o.enablement) {
       await this.db.query(
         'INSERT INTO recording_enablements (company_id, recording_id, next_steps, meeting_type, others_seconds) VALUES ($1, $2, $3, $4, $5)',
@@ -214,26 +204,5 @@ export class RecordingsFactory {
       variant,
       JSON.stringify(utterances),
     ]);
-  }
-
-  private async link(table: string, column: string, recordingId: string, refs: Ref[] | undefined): Promise<void> {
-    for (const ref of refs ?? []) {
-      await this.db.query(`INSERT INTO ${table} (company_id, recording_id, ${column}) VALUES ($1, $2, $3)`, [
-        this.companyId,
-        recordingId,
-        ref.id,
-      ]);
-    }
-  }
-
-  private async insert(table: string, kind: IdKind, values: Record<string, unknown>): Promise<Ref> {
-    const publicId = mintId(kind);
-    const columns = ['public_id', 'company_id', ...Object.keys(values)];
-    const params = [publicId, this.companyId, ...Object.values(values)];
-    const [row] = await this.db.query(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-      params,
-    );
-    return { id: String(row.id), publicId };
   }
 }

@@ -48,7 +48,18 @@ describe('interface description', () => {
       const list = body.paths[`/v1/${collection}`].get;
       expect(list.security).toEqual([{ oauth2: [scope] }]);
       expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
-        ['audience', 'created_after', 'created_before', 'cursor', 'has_transcript', 'limit', 'meeting_after', 'meeting_before', 'owner_email', 'type'].sort(),
+        [
+          'audience',
+          'created_after',
+          'created_before',
+          'cursor',
+          'has_transcript',
+          'limit',
+          'meeting_after',
+          'meeting_before',
+          'owner_email',
+          'type',
+        ].sort(),
       );
       expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '503']);
       for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {

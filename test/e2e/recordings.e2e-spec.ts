@@ -63,7 +63,10 @@ describe.each(COLLECTIONS)('$path', (c) => {
     let pages = 0;
     do {
       const limit = limits[pages % limits.length];
-      const res: request.Response = await get(t, `${c.path}?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+      const res: request.Response = await get(
+        t,
+        `${c.path}?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      ).expect(200);
       expect(res.body.data.length).toBeLessThanOrEqual(limit);
       ids.push(...res.body.data.map((r: { id: string }) => r.id));
       expect(res.body.pagination.limit).toBe(limit);

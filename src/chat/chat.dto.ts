@@ -1,0 +1,71 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
+import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto';
+
+/** Response schemas of the chat routes, for the interface description (the wire format is chat.presenter.ts). */
+const DIRECTIONS = ['inbound', 'outbound'];
+const NULLABLE_DATE_TIME = { ...DATE_TIME, nullable: true };
+
+export class ChatContactDto {
+  @ApiProperty({ type: 'string', nullable: true, description: 'Null for groups.' }) phone: string | null;
+  @ApiProperty() name: string;
+}
+
+export class ChatSellerDto {
+  @ApiProperty({ type: UserDto }) user: UserDto;
+  @ApiProperty() phone: string;
+}
+
+export class ChatConversationDto {
+  @ApiProperty({ pattern: '^wa_' }) id: string;
+  @ApiProperty({ enum: ['chat_conversation'] }) object: string;
+  @ApiProperty({ description: '`chat_web`, or another capture source.' }) source: string;
+  @ApiProperty() is_group: boolean;
+  @ApiProperty({ type: ChatContactDto }) contact: ChatContactDto;
+  @ApiProperty({ type: ChatSellerDto }) seller: ChatSellerDto;
+  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
+  @ApiProperty(DATE_TIME) first_message_at: string;
+  @ApiProperty({ ...DATE_TIME, description: 'Moves only when a message arrives; an edit or a deletion does not move it.' })
+  last_message_at: string;
+  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: string;
+  @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set when the chat is deleted; a deleted chat still answers.' })
+  deleted_at: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) deleted_reason: string | null;
+}
+
+export class ChatAuthorDto {
+  @ApiProperty() phone: string;
+  @ApiProperty() name: string;
+}
+
+export class ChatMediaDto {
+  @ApiProperty({ type: 'string', nullable: true }) file_name: string | null;
+  @ApiProperty() mime_type: string;
+  @ApiProperty({ type: 'integer' }) size_bytes: number;
+}
+
+export class ChatMessageDto {
+  @ApiProperty({ pattern: '^wamsg_' }) id: string;
+  @ApiProperty({ enum: ['chat_message'] }) object: string;
+  @ApiProperty({ pattern: '^wa_' }) conversation_id: string;
+  @ApiProperty(DATE_TIME) sent_at: string;
+  @ApiProperty({ enum: DIRECTIONS }) direction: string;
+  @ApiProperty({ type: ChatAuthorDto }) author: ChatAuthorDto;
+  @ApiProperty({ description: '`text`, `audio`, or another message type.' }) type: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Sanitized text; the current text of an edited message; null on a tombstone.',
+  })
+  text: string | null;
+  @ApiProperty({ type: ChatMediaDto, nullable: true, description: 'Metadata only; media content is never served.' })
+  media: ChatMediaDto | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Audio transcription when one exists.' }) transcription: string | null;
+  @ApiProperty(NULLABLE_DATE_TIME) edited_at: string | null;
+  @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set on a message deleted for everyone (a tombstone).' }) deleted_at: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: '`revoked_for_everyone`, or another reason.' }) deleted_reason: string | null;
+}
+
+export const ChatConversationEnvelope = SingleEnvelope(ChatConversationDto, 'ChatConversationEnvelope');
+export const ChatConversationListEnvelope = PageEnvelope(ChatConversationDto, 'ChatConversationListEnvelope');
+export const ChatMessageListEnvelope = PageEnvelope(ChatMessageDto, 'ChatMessageListEnvelope');

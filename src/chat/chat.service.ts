@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { ConversationsService } from '../conversations/conversations.service';
+import { CHAT_CHANNEL } from './chat.presenter';
+import { ChatConversationRow, ChatMessageRow, ChatRepository } from './chat.repository';
+
+/** Chat conversations: list, retrieve, and messages behind `chat.content.read`. */
+@Injectable()
+export class ChatService extends ConversationsService<ChatConversationRow, ChatMessageRow> {
+  constructor(chats: ChatRepository, codec: CursorCodec, cls: ClsService) {
+    super(chats, CHAT_CHANNEL, codec, cls);
+  }
+}

@@ -1,0 +1,70 @@
+import { EntityManager } from 'typeorm';
+import { TimeIdPosition } from '../common/cursors/keyset-page';
+import { iso, micros, Params } from '../database/sql';
+import { ListConversationsQuery } from './list-conversations.query';
+
+/** The columns every message row starts with. */
+export interface MessageRowBase {
+  id: string;
+  position_micros: string;
+  public_id: string;
+  conversation_public_id: string;
+  sent_at: string;
+}
+
+/**
+ * One page of conversations in `(last_message_at, id)` order. `select` reads the
+ * conversations table aliased `c`; the activity index `(company_id, last_message_at, id)`
+ * serves the order, the cursor and both filters, which are ranges on the order itself.
+ */
+export function conversationsPage<C>(
+  manager: EntityManager,
+  select: string,
+  companyId: string,
+  query: ListConversationsQuery,
+  after: TimeIdPosition | null,
+  take: number,
+): Promise<C[]> {
+  const p = new Params();
+  const where = [`c.company_id = ${p.add(companyId)}`];
+  if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
+  if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
+  if (after) where.push(p.after('c.last_message_at', 'c.id', after));
+  return manager.query(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id LIMIT ${p.add(take)}`, p.values);
+}
+
+/**
+ * A conversation and one page of its messages in `(sent_at, id)` order, in one statement
+ * served by the messages table's `(conversation_id, sent_at, id)` index. No row when the
+ * company has no such conversation (null: 404); one row without a message when the page is
+ * empty (an empty page).
+ */
+export async function messagesPage<M extends MessageRowBase>(
+  manager: EntityManager,
+  tables: { conversations: string; messages: string },
+  columns: string,
+  companyId: string,
+  conversationPublicId: string,
+  after: TimeIdPosition | null,
+  take: number,
+): Promise<M[] | null> {
+  const p = new Params();
+  const company = p.add(companyId);
+  const conversation = p.add(conversationPublicId);
+  const keyset = after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '';
+  const rows: Array<M | { id: null }> = await manager.query(
+    `SELECT page.*, c.public_id AS conversation_public_id
+     FROM ${tables.conversations} c
+     LEFT JOIN LATERAL (
+       SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${columns}
+       FROM ${tables.messages} m
+       WHERE m.conversation_id = c.id AND m.company_id = c.company_id ${keyset}
+       ORDER BY m.sent_at, m.id LIMIT ${p.add(take)}
+     ) page ON true
+     WHERE c.company_id = ${company} AND c.public_id = ${conversation}
+     ORDER BY page.position_micros::bigint, page.id`,
+    p.values,
+  );
+  if (!rows.length) return null;
+  return rows.filter((r): r is M => r.id !== null);
+}

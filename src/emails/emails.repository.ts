@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { TimeIdPosition } from '../common/cursors/keyset-page';
+import { ConversationStore } from '../conversations/conversations.service';
+import { ListConversationsQuery } from '../conversations/list-conversations.query';
+import { conversationsPage, messagesPage, MessageRowBase } from '../conversations/conversation-queries';
+import { accountsJson, iso, micros, userJson } from '../database/sql';
+import { TenantTransaction } from '../database/tenant-transaction';
+
+export interface AddressEntry {
+  address: string;
+  name?: string | null;
+  internal?: boolean;
+}
+
+export interface EmailConversationRow {
+  id: string;
+  position_micros: string;
+  public_id: string;
+  subject: string;
+  first_message_at: string;
+  last_message_at: string;
+  message_count: number;
+  has_attachments: boolean;
+  last_message_direction: string;
+  participants: Array<{ address: string; name: string | null; internal: boolean }>;
+  mailboxes: Array<{ address: string; owner: { id: string; name: string; email: string } | null }>;
+  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+}
+
+export interface EmailMessageRow extends MessageRowBase {
+  direction: string;
+  subject: string;
+  snippet: string;
+  body_text: string;
+  sender: AddressEntry;
+  recipients_to: AddressEntry[];
+  recipients_cc: AddressEntry[];
+  attachments: Array<{ filename: string; mime_type: string; size_bytes: number }>;
+}
+
+/** A conversation with its participants, mailboxes and accounts: one statement, whatever the page size. */
+const CONVERSATION_SELECT = `
+  SELECT c.id, ${micros('c.last_message_at')} AS position_micros, c.public_id, c.subject,
+    ${iso('c.first_message_at')} AS first_message_at, ${iso('c.last_message_at')} AS last_message_at,
+    c.message_count, c.has_attachments, c.last_message_direction,
+    (SELECT coalesce(json_agg(json_build_object('address', p.address, 'name', p.name, 'internal', p.internal) ORDER BY p.id), '[]')
+       FROM email_participants p WHERE p.conversation_id = c.id) AS participants,
+    (SELECT coalesce(json_agg(json_build_object('address', mb.address, 'owner', CASE WHEN u.id IS NULL THEN NULL ELSE ${userJson('u')} END)
+         ORDER BY lower(mb.address), mb.id), '[]')
+       FROM email_conversation_mailboxes cm JOIN mailboxes mb ON mb.id = cm.mailbox_id LEFT JOIN users u ON u.id = mb.owner_id
+       WHERE cm.conversation_id = c.id) AS mailboxes,
+    ${accountsJson('email_conversation_accounts', 'conversation_id', 'c.id')} AS accounts
+  FROM email_conversations c`;
+
+/**
+ * Reads of email conversations and messages, inside the request's tenant transaction. Every
+ * statement filters by the company itself; row-level security is the second wall.
+ */
+@Injectable()
+export class EmailsRepository implements ConversationStore<EmailConversationRow, EmailMessageRow> {
+  constructor(private readonly tenant: TenantTransaction) {}
+
+  listPage(companyId: string, query: ListConversationsQuery, after: TimeIdPosition | null, take: number): Promise<EmailConversationRow[]> {
+    return conversationsPage(this.tenant.manager, CONVERSATION_SELECT, companyId, query, after, take);
+  }
+
+  async findOne(companyId: string, publicId: string): Promise<EmailConversationRow | null> {
+    const [row] = await this.tenant.manager.query(`${CONVERSATION_SELECT} WHERE c.company_id = $1 AND c.public_id = $2`, [
+      companyId,
+      publicId,
+    ]);
+    return row ?? null;
+  }
+
+  messagesPage(
+    companyId: string,
+    conversationPublicId: string,
+    after: TimeIdPosition | null,
+    take: number,
+  ): Promise<EmailMessageRow[] | null> {
+    return messagesPage<EmailMessageRow>(
+      this.tenant.manager,
+      { conversations: 'email_conversations', messages: 'email_messages' },
+      'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
+      companyId,
+      conversationPublicId,
+      after,
+      take,
+    );
+  }
+}

@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { ConversationsService } from '../conversations/conversations.service';
+import { EMAIL_CHANNEL } from './email.presenter';
+import { EmailConversationRow, EmailMessageRow, EmailsRepository } from './emails.repository';
+
+/** Email conversations: list, retrieve, and messages behind `emails.content.read`. */
+@Injectable()
+export class EmailsService extends ConversationsService<EmailConversationRow, EmailMessageRow> {
+  constructor(emails: EmailsRepository, codec: CursorCodec, cls: ClsService) {
+    super(emails, EMAIL_CHANNEL, codec, cls);
+  }
+}
