@@ -71,6 +71,36 @@ describe('interface description', () => {
     }
   });
 
+  it('documents the six email and chat routes with their scopes, parameters, errors and rate-limit policies', async () => {
+    const { body } = await http.get('/openapi.json').expect(200);
+    for (const [collection, scope, content, id, policy] of [
+      ['emails', 'emails.read', 'emails.content.read', 'email_id', 'email_content'],
+      ['chat', 'chat.read', 'chat.content.read', 'chat_id', 'chat_content'],
+    ]) {
+      const list = body.paths[`/v1/${collection}`].get;
+      expect(list.security).toEqual([{ oauth2: [scope] }]);
+      expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+        'cursor',
+        'last_message_after',
+        'last_message_before',
+        'limit',
+      ]);
+      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '503']);
+      expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
+      const single = body.paths[`/v1/${collection}/{${id}}`].get;
+      expect(single.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);
+      expect(single.security).toEqual([{ oauth2: [scope] }]);
+      expect(Object.keys(single.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '503']));
+      const messages = body.paths[`/v1/${collection}/{${id}}/messages`].get;
+      expect(messages.security).toEqual([{ oauth2: [scope, content] }]);
+      expect(messages.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(
+        [`path:${id}`, 'query:cursor', 'query:limit'].sort(),
+      );
+      expect(Object.keys(messages.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '503']));
+      expect(messages['x-rate-limit-policies']).toEqual(['client', 'company', policy]);
+    }
+  });
+
   it('leaves the probes out of the API description', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     expect(Object.keys(body.paths).some((p) => p.startsWith('/health'))).toBe(false);

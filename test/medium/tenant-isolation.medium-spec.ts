@@ -7,6 +7,7 @@ import { CTX } from '../../src/common/http/request-context';
 import { readRolePosture } from '../../src/database/database-role-check';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
 import { CREDENTIAL_TABLES } from '../../src/database/schema-privileges';
+import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { createClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
@@ -91,13 +92,28 @@ describe('tenant isolation in the database', () => {
         enablement: { speakers: [user] },
         skillScores: [{ user, skill: await f.skill(), score: 1 }],
       });
+      const conversations = new ConversationsFactory(owner, company.id);
+      const account = await f.account();
+      const thread = await conversations.thread(await conversations.mailbox(user), 2, new Date());
+      await conversations.emailAccounts(thread.conversation, [account]);
+      await conversations.chat({ seller: user, accounts: [account], messages: [{}] });
     }
     const tables: { name: string }[] = await owner.query(
       `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
          AND EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = c.oid AND x.attname = 'company_id') ORDER BY 1`,
     );
     const readable = tables.map((t) => t.name).filter((name) => !CREDENTIAL_TABLES.includes(name) && name !== 'audit_events');
-    expect(readable).toEqual(expect.arrayContaining(['recordings', 'transcripts', 'users', 'recording_answers']));
+    expect(readable).toEqual(
+      expect.arrayContaining([
+        'recordings',
+        'transcripts',
+        'users',
+        'recording_answers',
+        'email_messages',
+        'email_participants',
+        'chat_messages',
+      ]),
+    );
     const tenant = app.get(TenantTransaction);
     for (const table of readable) {
       const ownerView: { company_id: string }[] = await owner.query(
