@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { conversationsPage, messagesPage, MessageRowBase } from '../conversations/conversation-queries';
-import { ConversationStore } from '../conversations/conversations.service';
-import { ListConversationsQuery } from '../conversations/list-conversations.query';
+import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 
@@ -46,45 +43,20 @@ const CONVERSATION_SELECT = `
     ${iso('c.deleted_at')} AS deleted_at, c.deleted_reason
   FROM chat_conversations c JOIN users u ON u.id = c.seller_id`;
 
-/**
- * Reads of chat conversations and messages, inside the request's tenant transaction. Every
- * statement filters by the company itself; row-level security is the second wall.
- */
+/** Reads of chat conversations and messages. */
 @Injectable()
-export class ChatRepository implements ConversationStore<ChatConversationRow, ChatMessageRow> {
-  constructor(private readonly tenant: TenantTransaction) {}
-
-  listPage(companyId: string, query: ListConversationsQuery, after: TimeIdPosition | null, take: number): Promise<ChatConversationRow[]> {
-    return conversationsPage(this.tenant.manager, CONVERSATION_SELECT, companyId, query, after, take);
-  }
-
-  async findOne(companyId: string, publicId: string): Promise<ChatConversationRow | null> {
-    const [row] = await this.tenant.manager.query(`${CONVERSATION_SELECT} WHERE c.company_id = $1 AND c.public_id = $2`, [
-      companyId,
-      publicId,
-    ]);
-    return row ?? null;
-  }
-
-  messagesPage(
-    companyId: string,
-    conversationPublicId: string,
-    after: TimeIdPosition | null,
-    take: number,
-  ): Promise<ChatMessageRow[] | null> {
-    return messagesPage<ChatMessageRow>(
-      this.tenant.manager,
-      { conversations: 'chat_conversations', messages: 'chat_messages' },
+export class ChatRepository extends ConversationReads<ChatConversationRow, ChatMessageRow> {
+  constructor(tenant: TenantTransaction) {
+    super(tenant, {
+      select: CONVERSATION_SELECT,
+      conversations: 'chat_conversations',
+      messages: 'chat_messages',
       // A message deleted for everyone is a tombstone: its content never leaves the database.
-      `m.direction, m.author_phone, m.author_name, m.type,
+      messageColumns: `m.direction, m.author_phone, m.author_name, m.type,
        CASE WHEN m.deleted_at IS NULL THEN m.text END AS text,
        CASE WHEN m.deleted_at IS NULL THEN m.media END AS media,
        CASE WHEN m.deleted_at IS NULL THEN m.transcription END AS transcription,
        ${iso('m.edited_at')} AS edited_at, ${iso('m.deleted_at')} AS deleted_at, m.deleted_reason`,
-      companyId,
-      conversationPublicId,
-      after,
-      take,
-    );
+    });
   }
 }

@@ -1,6 +1,8 @@
 import { EntityManager } from 'typeorm';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
 import { iso, micros, Params } from '../database/sql';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { ConversationStore, PositionedRow } from './conversations.service';
 import { ListConversationsQuery } from './list-conversations.query';
 
 /** The columns every message row starts with. */
@@ -67,4 +69,40 @@ export async function messagesPage<M extends MessageRowBase>(
   );
   if (!rows.length) return null;
   return rows.filter((r): r is M => r.id !== null);
+}
+
+/** How a channel's tables are read: the conversation SELECT (alias `c`), the tables, the message columns (alias `m`). */
+export interface ConversationTables {
+  select: string;
+  conversations: string;
+  messages: string;
+  messageColumns: string;
+}
+
+/**
+ * A channel's repository: the three reads of ConversationStore over its tables, each one
+ * statement inside the request's tenant transaction, each filtered by the company itself
+ * (row-level security is the second wall).
+ */
+export abstract class ConversationReads<C extends PositionedRow, M extends MessageRowBase> implements ConversationStore<C, M> {
+  protected constructor(
+    private readonly tenant: TenantTransaction,
+    private readonly tables: ConversationTables,
+  ) {}
+
+  listPage(companyId: string, query: ListConversationsQuery, after: TimeIdPosition | null, take: number): Promise<C[]> {
+    return conversationsPage(this.tenant.manager, this.tables.select, companyId, query, after, take);
+  }
+
+  async findOne(companyId: string, publicId: string): Promise<C | null> {
+    const [row] = await this.tenant.manager.query(`${this.tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [
+      companyId,
+      publicId,
+    ]);
+    return row ?? null;
+  }
+
+  messagesPage(companyId: string, conversationPublicId: string, after: TimeIdPosition | null, take: number): Promise<M[] | null> {
+    return messagesPage<M>(this.tenant.manager, this.tables, this.tables.messageColumns, companyId, conversationPublicId, after, take);
+  }
 }

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { ConversationStore } from '../conversations/conversations.service';
-import { ListConversationsQuery } from '../conversations/list-conversations.query';
-import { conversationsPage, messagesPage, MessageRowBase } from '../conversations/conversation-queries';
+import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 
@@ -52,40 +49,15 @@ const CONVERSATION_SELECT = `
     ${accountsJson('email_conversation_accounts', 'conversation_id', 'c.id')} AS accounts
   FROM email_conversations c`;
 
-/**
- * Reads of email conversations and messages, inside the request's tenant transaction. Every
- * statement filters by the company itself; row-level security is the second wall.
- */
+/** Reads of email conversations and messages. */
 @Injectable()
-export class EmailsRepository implements ConversationStore<EmailConversationRow, EmailMessageRow> {
-  constructor(private readonly tenant: TenantTransaction) {}
-
-  listPage(companyId: string, query: ListConversationsQuery, after: TimeIdPosition | null, take: number): Promise<EmailConversationRow[]> {
-    return conversationsPage(this.tenant.manager, CONVERSATION_SELECT, companyId, query, after, take);
-  }
-
-  async findOne(companyId: string, publicId: string): Promise<EmailConversationRow | null> {
-    const [row] = await this.tenant.manager.query(`${CONVERSATION_SELECT} WHERE c.company_id = $1 AND c.public_id = $2`, [
-      companyId,
-      publicId,
-    ]);
-    return row ?? null;
-  }
-
-  messagesPage(
-    companyId: string,
-    conversationPublicId: string,
-    after: TimeIdPosition | null,
-    take: number,
-  ): Promise<EmailMessageRow[] | null> {
-    return messagesPage<EmailMessageRow>(
-      this.tenant.manager,
-      { conversations: 'email_conversations', messages: 'email_messages' },
-      'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
-      companyId,
-      conversationPublicId,
-      after,
-      take,
-    );
+export class EmailsRepository extends ConversationReads<EmailConversationRow, EmailMessageRow> {
+  constructor(tenant: TenantTransaction) {
+    super(tenant, {
+      select: CONVERSATION_SELECT,
+      conversations: 'email_conversations',
+      messages: 'email_messages',
+      messageColumns: 'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
+    });
   }
 }

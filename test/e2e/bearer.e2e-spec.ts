@@ -7,6 +7,7 @@ import { thumbprint } from '../../src/auth/access-tokens';
 import { Company } from '../../src/companies/company.entity';
 import { clientsAdmin, createClient, TestClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
+import { expectError } from '../support/http';
 import { PipelineProbeModule } from '../support/pipeline-probe.module';
 import { appBehindTrustedProxy, createTestApp, ownerDataSource, sleep, testSigningKey } from '../support/test-app';
 
@@ -35,12 +36,6 @@ describe('bearer authentication on /v1', () => {
     const req = http.get(path);
     return bearer === undefined ? req : req.set('Authorization', `Bearer ${bearer}`);
   };
-
-  function expectError(res: request.Response, status: number, code: string) {
-    expect(res.status).toBe(status);
-    expect(res.body.error).toMatchObject({ code, request_id: res.headers['x-request-id'] });
-    expect(res.headers['cache-control']).toBe('no-store');
-  }
 
   /** Claims of a valid token for `client`, to tamper with. */
   function validClaims(): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.fa
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { OpenApiResponses } from '../support/openapi-responses';
+import { expectError, traverse } from '../support/http';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 const ALL: Scope[] = ['emails.read', 'emails.content.read', 'chat.read', 'chat.content.read', 'meetings.read'];
@@ -89,35 +90,6 @@ describe('email and chat conversations', () => {
 
   const get = (t: Tenant | string, url: string) => http.get(url).set('Authorization', `Bearer ${typeof t === 'string' ? t : t.token}`);
   const ids = (res: request.Response) => res.body.data.map((r: { id: string }) => r.id);
-
-  function expectError(res: request.Response, status: number, code: string) {
-    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
-    expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
-  }
-
-  /** Every item of a list, following `next_cursor` until `has_more` is false; `between` runs after each page. */
-  async function traverse(
-    t: Tenant,
-    url: string,
-    limits: number[],
-    between: (page: number) => Promise<void> = async () => undefined,
-  ): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let page = 0;
-    do {
-      const limit = limits[page % limits.length];
-      const sep = url.includes('?') ? '&' : '?';
-      const res: request.Response = await get(t, `${url}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
-      expect(res.body.data.length).toBeLessThanOrEqual(limit);
-      expect(res.body.pagination.limit).toBe(limit);
-      expect(res.body.pagination.next_cursor === null).toBe(!res.body.pagination.has_more);
-      seen.push(...ids(res));
-      cursor = res.body.pagination.next_cursor;
-      await between(page++);
-    } while (cursor);
-    return seen;
-  }
 
   beforeAll(async () => {
     [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
@@ -211,7 +183,7 @@ describe('email and chat conversations', () => {
 
       it('visits every conversation exactly once, in order, with ties on last_message_at and limits changing between pages', async () => {
         expect(expected).toHaveLength(210);
-        expect(await traverse(t, c.path, [37, 100, 1, 50])).toEqual(expected);
+        expect((await traverse((url) => get(t, url), c.path, [37, 100, 1, 50])).ids).toEqual(expected);
       });
 
       it('sees a conversation again, never skips it, when its last_message_at moves forward during a traversal', async () => {
@@ -220,13 +192,18 @@ describe('email and chat conversations', () => {
         const convs: Ref[] = [];
         for (let i = 0; i < 6; i++) convs.push(await c.make(u, minutes(start, i)));
         const channel = c.name;
-        const seen = await traverse(u, c.path, [2], async (page) => {
-          // After page 1: a conversation already seen and one not yet reached both receive a message.
-          if (page === 0) {
-            await u.conversations.bulkMessages(channel, convs[0], 1, minutes(start, 60));
-            await u.conversations.bulkMessages(channel, convs[3], 1, minutes(start, 61));
-          }
-        });
+        const { ids: seen } = await traverse(
+          (url) => get(u, url),
+          c.path,
+          [2],
+          async (page) => {
+            // After page 1: a conversation already seen and one not yet reached both receive a message.
+            if (page === 0) {
+              await u.conversations.bulkMessages(channel, convs[0], 1, minutes(start, 60));
+              await u.conversations.bulkMessages(channel, convs[3], 1, minutes(start, 61));
+            }
+          },
+        );
         const order = (x: Ref) => x.publicId;
         expect(seen).toEqual([convs[0], convs[1], convs[2], convs[4], convs[5], convs[0], convs[3]].map(order));
         for (const conv of convs) expect(seen).toContain(conv.publicId);
@@ -291,7 +268,7 @@ describe('email and chat conversations', () => {
 
       it('lists the messages oldest first, exactly once, across pages with ties on sent_at', async () => {
         expect(expected).toHaveLength(148);
-        expect(await traverse(t, `${c.path}/${conv.publicId}/messages`, [40, 1, 100])).toEqual(expected);
+        expect((await traverse((url) => get(t, url), `${c.path}/${conv.publicId}/messages`, [40, 1, 100])).ids).toEqual(expected);
       });
 
       it('answers in the list envelope, every message naming its conversation, valid against the document', async () => {
@@ -483,28 +460,19 @@ describe('email and chat conversations', () => {
       const client = { address: 'compras@cliente.com.br', name: 'Compras Cliente', internal: false };
       const start = new Date('2026-07-01T12:00:00Z');
       // Ana writes to the client with Bruno in copy: both mailboxes capture the message.
-      const first = await t.conversations.email({
-        mailbox: t.mailbox,
-        messageId: '<proposta-1@mail.empresa.com.br>',
+      const proposal = {
         sentAt: start,
-        direction: 'outbound',
+        direction: 'outbound' as const,
         subject: 'Proposta comercial',
         from: ana,
         to: [client],
         cc: [brunoEntry],
-      });
+      };
+      const first = await t.conversations.email({ ...proposal, mailbox: t.mailbox, messageId: '<proposta-1@mail.empresa.com.br>' });
       root = first.messageId;
       conversation = first.conversation;
-      const copy = await t.conversations.email({
-        mailbox: brunoBox,
-        messageId: '<proposta-1@MAIL.EMPRESA.COM.BR>',
-        sentAt: start,
-        direction: 'outbound',
-        subject: 'Proposta comercial',
-        from: ana,
-        to: [client],
-        cc: [brunoEntry],
-      });
+      // Bruno's copy of the same message: its id differs only in the case of the domain, which does not count.
+      const copy = await t.conversations.email({ ...proposal, mailbox: brunoBox, messageId: '<proposta-1@MAIL.EMPRESA.COM.BR>' });
       expect(copy.conversation).toEqual(conversation);
       expect(copy.message).toBeNull();
       // The client answers all, with the contract attached; Bruno's mailbox captures it, so does the shared one.

@@ -8,6 +8,7 @@ import { RecordingKind } from '../../src/recordings/recording-kind';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { OpenApiResponses } from '../support/openapi-responses';
+import { expectError, traverse } from '../support/http';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 const ALL = ['meetings.read', 'calls.read', 'transcriptions.read'] as const;
@@ -50,32 +51,6 @@ describe.each(COLLECTIONS)('$path', (c) => {
   }
 
   const get = (t: Tenant | string, url: string) => http.get(url).set('Authorization', `Bearer ${typeof t === 'string' ? t : t.token}`);
-
-  function expectError(res: request.Response, status: number, code: string) {
-    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
-    expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
-  }
-
-  /** Every record of a list, following `next_cursor` until `has_more` is false. */
-  async function traverse(t: Tenant, query: string, limits: number[]): Promise<{ ids: string[]; pages: number }> {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const limit = limits[pages % limits.length];
-      const res: request.Response = await get(
-        t,
-        `${c.path}?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
-      ).expect(200);
-      expect(res.body.data.length).toBeLessThanOrEqual(limit);
-      ids.push(...res.body.data.map((r: { id: string }) => r.id));
-      expect(res.body.pagination.limit).toBe(limit);
-      expect(res.body.pagination.next_cursor === null).toBe(!res.body.pagination.has_more);
-      cursor = res.body.pagination.next_cursor;
-      pages++;
-    } while (cursor);
-    return { ids, pages };
-  }
 
   beforeAll(async () => {
     [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
@@ -442,7 +417,7 @@ describe.each(COLLECTIONS)('$path', (c) => {
         ])
       ).map((r: { public_id: string }) => r.public_id);
       expect(all).toHaveLength(270);
-      const { ids, pages } = await traverse(t, '', [37, 100, 1, 50]);
+      const { ids, pages } = await traverse((url) => get(t, url), c.path, [37, 100, 1, 50]);
       expect(ids).toEqual(all);
       expect(pages).toBeGreaterThan(5);
     });
@@ -457,14 +432,14 @@ describe.each(COLLECTIONS)('$path', (c) => {
       )[0].n;
       expect(first.body.data).toHaveLength(expected);
       expect(first.body.pagination).toEqual({ limit: 100, has_more: false, next_cursor: null });
-      const { ids } = await traverse(t, 'has_transcript=true', [expected]);
+      const { ids } = await traverse((url) => get(t, url), `${c.path}?has_transcript=true`, [expected]);
       expect(ids).toHaveLength(expected);
       const exact = await get(t, `${c.path}?limit=${expected - 1}&has_transcript=true`).expect(200);
       expect(exact.body.pagination.has_more).toBe(true);
     });
 
     it('pages filtered lists with the filter kept in the cursor', async () => {
-      const filtered = await traverse(t, 'type=video&audience=external', [9]);
+      const filtered = await traverse((url) => get(t, url), `${c.path}?type=video&audience=external`, [9]);
       const expected = (
         await db.query(
           `SELECT public_id FROM recordings WHERE company_id = $1 AND kind = $2 AND media_type = 'video' AND audience = 'external' ORDER BY created_at, id`,

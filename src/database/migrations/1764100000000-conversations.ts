@@ -77,14 +77,7 @@ export class Conversations1764100000000 implements MigrationInterface {
         FOREIGN KEY (company_id, conversation_id) REFERENCES email_conversations (company_id, id) ON DELETE CASCADE
       )`,
       `CREATE UNIQUE INDEX email_participants_address_idx ON email_participants (conversation_id, lower(address))`,
-      `CREATE TABLE email_conversation_accounts (
-        company_id bigint NOT NULL,
-        conversation_id bigint NOT NULL,
-        account_id bigint NOT NULL,
-        PRIMARY KEY (conversation_id, account_id),
-        FOREIGN KEY (company_id, conversation_id) REFERENCES email_conversations (company_id, id) ON DELETE CASCADE,
-        FOREIGN KEY (company_id, account_id) REFERENCES accounts (company_id, id)
-      )`,
+      accountLinks('email'),
       `CREATE TABLE email_messages (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         public_id text NOT NULL UNIQUE,
@@ -158,14 +151,7 @@ export class Conversations1764100000000 implements MigrationInterface {
         FOREIGN KEY (company_id, seller_id) REFERENCES users (company_id, id)
       )`,
       `CREATE INDEX chat_conversations_activity_idx ON chat_conversations (company_id, last_message_at, id)`,
-      `CREATE TABLE chat_conversation_accounts (
-        company_id bigint NOT NULL,
-        conversation_id bigint NOT NULL,
-        account_id bigint NOT NULL,
-        PRIMARY KEY (conversation_id, account_id),
-        FOREIGN KEY (company_id, conversation_id) REFERENCES chat_conversations (company_id, id) ON DELETE CASCADE,
-        FOREIGN KEY (company_id, account_id) REFERENCES accounts (company_id, id)
-      )`,
+      accountLinks('chat'),
       `CREATE TABLE chat_messages (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         public_id text NOT NULL UNIQUE,
@@ -214,6 +200,18 @@ export class Conversations1764100000000 implements MigrationInterface {
     await q.query('DROP FUNCTION email_messages_arrived()');
     await q.query('DROP FUNCTION chat_messages_arrived()');
   }
+}
+
+/** The accounts of a channel's conversations. */
+function accountLinks(channel: 'email' | 'chat'): string {
+  return `CREATE TABLE ${channel}_conversation_accounts (
+    company_id bigint NOT NULL,
+    conversation_id bigint NOT NULL,
+    account_id bigint NOT NULL,
+    PRIMARY KEY (conversation_id, account_id),
+    FOREIGN KEY (company_id, conversation_id) REFERENCES ${channel}_conversations (company_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (company_id, account_id) REFERENCES accounts (company_id, id)
+  )`;
 }
 
 const CONVERSATION_TABLES = [

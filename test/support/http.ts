@@ -1,0 +1,36 @@
+import request from 'supertest';
+
+/** A `/v1` error: its status, its code, the request id of the header, and no caching. */
+export function expectError(res: request.Response, status: number, code: string): void {
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
+  expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
+  expect(res.headers['cache-control']).toBe('no-store');
+}
+
+/**
+ * Every item of a keyset list, following `next_cursor` until `has_more` is false, with the
+ * page size cycling through `limits`. Checks each page's pagination object on the way;
+ * `between(page)` runs after each page (to change data mid-traversal).
+ */
+export async function traverse(
+  fetch: (url: string) => request.Test,
+  url: string,
+  limits: number[],
+  between: (page: number) => Promise<void> = async () => undefined,
+): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const limit = limits[pages % limits.length];
+    const sep = url.includes('?') ? '&' : '?';
+    const res: request.Response = await fetch(`${url}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+    expect(res.body.data.length).toBeLessThanOrEqual(limit);
+    expect(res.body.pagination.limit).toBe(limit);
+    expect(res.body.pagination.next_cursor === null).toBe(!res.body.pagination.has_more);
+    ids.push(...res.body.data.map((r: { id: string }) => r.id));
+    cursor = res.body.pagination.next_cursor;
+    await between(pages++);
+  } while (cursor);
+  return { ids, pages };
+}
