@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../rate-limit/rate-limit-policies';
 import { EnvironmentVariables } from './environment';
-
-export const RATE_LIMIT_POLICIES = ['client', 'company', 'email_content', 'chat_content', 'token'] as const;
-export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICIES)[number];
 
 export interface Quota {
   limit: number;
@@ -45,6 +43,8 @@ export class AppConfig {
     url?: string;
     migrationUrl?: string;
     auditUrl?: string;
+    /** Owner of the audit table in a separate audit database (migrations only). */
+    auditMigrationUrl?: string;
     poolSize: number;
     statementTimeoutMs: number;
     connectTimeoutMs: number;
@@ -83,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     }
   }
   if (!vars.DATABASE_URL) {
-    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL'] as const) {
+    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL', 'AUDIT_MIGRATION_DATABASE_URL'] as const) {
       if (vars[dependent]) throw new ConfigError(`Invalid configuration: ${dependent} requires DATABASE_URL`);
     }
   }
@@ -107,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       url: vars.DATABASE_URL,
       migrationUrl: vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
       auditUrl: vars.AUDIT_DATABASE_URL ?? vars.DATABASE_URL,
+      auditMigrationUrl: vars.AUDIT_MIGRATION_DATABASE_URL ?? vars.AUDIT_DATABASE_URL ?? vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
       poolSize: vars.DB_POOL_SIZE ?? 10,
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,

@@ -89,6 +89,10 @@ export class EnvironmentVariables {
   AUDIT_DATABASE_URL?: string;
 
   @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
+  AUDIT_MIGRATION_DATABASE_URL?: string;
+
+  @IsOptional()
   @Matches(/^\S+$/, { message: 'must be a directory path' })
   DATA_DIR?: string;
 

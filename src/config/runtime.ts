@@ -15,6 +15,8 @@ export class DatabaseUrls {
     readonly owner: string,
     /** Where audit rows are written. */
     readonly audit: string,
+    /** Who creates the audit table when the audit database is not the main one. */
+    readonly auditOwner: string = owner,
   ) {}
 }
 
@@ -42,7 +44,8 @@ export async function prepareRuntime(config: AppConfig, log: (line: string) => v
   let embedded: EmbeddedDatabase | undefined;
   let urls: DatabaseUrls;
   if (config.database.url) {
-    urls = new DatabaseUrls(config.database.url, config.database.migrationUrl!, config.database.auditUrl!);
+    const { url, migrationUrl, auditUrl, auditMigrationUrl } = config.database;
+    urls = new DatabaseUrls(url, migrationUrl!, auditUrl!, auditMigrationUrl);
   } else {
     embedded = await startEmbeddedPostgres(config.dataDir, { log });
     urls = new DatabaseUrls(embedded.apiUrl, embedded.ownerUrl, embedded.apiUrl);

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RATE_LIMIT_POLICIES } from '../config/app-config';
+import { RATE_LIMIT_POLICIES } from '../rate-limit/rate-limit-policies';
 import { ALL_SCOPES } from '../auth/scopes';
 
 export class ContextClientDto {
