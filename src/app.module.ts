@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { ScopesGuard } from './auth/scopes.guard';
@@ -42,6 +43,7 @@ export class AppModule {
           middleware: { mount: true, generateId: true, idGenerator: (req) => req.requestId },
         }),
         DatabaseModule.forApi(),
+        AuditModule,
         CursorsModule,
         ...domainModules,
         ...extra,

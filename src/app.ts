@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { AuditFailures } from './audit/audit-failures';
+import { AuditInterceptor } from './audit/audit.interceptor';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { NO_STORE_PATHS, noStoreMiddleware, requestIdMiddleware } from './common/http/request-id';
@@ -16,9 +18,9 @@ import { TenantTransactionInterceptor } from './database/tenant-transaction';
  * Builds the HTTP application: the same pipeline for `main.ts` and the e2e tests.
  *
  * Request pipeline: request id → no-store headers → CLS context → (token body parser) →
- * guards (bearer → API access → rate limit → scopes) → query validation → envelope
- * interceptor → tenant transaction → controller → service → repository; every error ends
- * in ApiExceptionFilter.
+ * guards (bearer → API access → rate limit → scopes) → query validation → audit
+ * interceptor → envelope interceptor → tenant transaction → controller → service →
+ * repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
  */
 export async function createApp(runtime: Runtime, extra: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
@@ -33,9 +35,11 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   app.use(NO_STORE_PATHS, noStoreMiddleware);
 
   const routes = app.get(RouteTable);
-  app.useGlobalFilters(new ApiExceptionFilter(routes));
+  const failures = app.get(AuditFailures);
+  app.useGlobalFilters(new ApiExceptionFilter(routes, (req, status) => failures.failed(req, status)));
   app.useGlobalPipes(new QueryValidationPipe());
-  app.useGlobalInterceptors(app.get(EnvelopeInterceptor), app.get(TenantTransactionInterceptor));
+  // Outermost first: the audit write waits for the envelope and for the tenant transaction to end.
+  app.useGlobalInterceptors(app.get(AuditInterceptor), app.get(EnvelopeInterceptor), app.get(TenantTransactionInterceptor));
   setupOpenApi(app);
   await app.init();
   routes.load(app.getHttpAdapter().getInstance());

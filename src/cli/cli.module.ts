@@ -7,9 +7,11 @@ import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 import { CLIENT_COMMANDS } from './client.commands';
+import { AuditReader } from '../audit/audit-reader';
+import { AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 
-const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS];
+const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
 @Module({})
@@ -24,7 +26,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
       ],
-      providers: [...commands, { provide: CLI_OUTPUT, useValue: output }],
+      providers: [...commands, AuditReader, { provide: CLI_OUTPUT, useValue: output }],
     };
   }
 }

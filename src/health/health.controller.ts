@@ -4,11 +4,13 @@ import { HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmH
 import type { Response } from 'express';
 import { Public } from '../auth/auth.decorators';
 import { RawResponse } from '../common/http/envelope.interceptor';
+import { AuditTrail } from '../audit/audit-trail';
 import { ShutdownState } from './shutdown-state';
 
 /**
  * Container probes: no auth, no rate limit, no audit, outside /v1. Liveness checks nothing
- * (a database outage must not restart every pod); readiness checks what requests need.
+ * (a database outage must not restart every pod); readiness checks what requests need:
+ * PostgreSQL and the audit store (which must accept inserts).
  */
 @ApiExcludeController()
 @Public()
@@ -20,6 +22,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get('live')
@@ -36,6 +39,15 @@ export class HealthController {
           return this.shutdown.isShuttingDown ? indicator.down({ message: 'shutting down' }) : indicator.up();
         },
         () => this.database.pingCheck('database', { timeout: 1000 }),
+        async () => {
+          const indicator = this.indicators.check('audit');
+          try {
+            await this.audit.check();
+            return indicator.up({ lost: this.audit.stats.lost });
+          } catch (error) {
+            return indicator.down({ message: error instanceof Error ? error.message : 'unavailable' });
+          }
+        },
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;

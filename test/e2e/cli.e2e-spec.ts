@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
+import { createCompany } from '../support/factories';
 import { assertTestDatabase, ownerDataSource } from '../support/test-app';
 
 const run = promisify(execFile);
@@ -206,5 +207,79 @@ describe('admin CLI: clients', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/client_id: +cli_\w{22}\nclient_secret: +secret_\w{43}\n/);
     expect(res.stdout).toMatch(/shown only now/);
+  });
+});
+
+describe('admin CLI: audit', () => {
+  let owner: DataSource;
+  let a: Company;
+  let b: Company;
+
+  beforeAll(async () => {
+    owner = await ownerDataSource();
+    [a, b] = await Promise.all([createCompany(owner), createCompany(owner)]);
+    const rows = [
+      [a.publicId, '2026-05-01T10:00:00Z', 'req_a1', 200],
+      [a.publicId, '2026-05-01T10:01:00Z', 'req_a2', 404],
+      [a.publicId, '2026-05-01T10:02:00Z', 'req_a3', 200],
+      [b.publicId, '2026-05-01T10:03:00Z', 'req_b1', 200],
+    ];
+    for (const [company, at, requestId, status] of rows) {
+      await owner.query(
+        `INSERT INTO audit_events (occurred_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids)
+         VALUES ($1, $2, $3, 'cli_x', '127.0.0.1', 'GET', 'GET /v1/meetings', '{}', '{}', $4, '["mtg_1"]')`,
+        [at, requestId, company, status],
+      );
+    }
+  });
+  afterAll(() => owner.destroy());
+
+  it('audit:tail --json prints the company latest events, oldest first, and nothing of other companies', async () => {
+    const res = await cli('audit:tail', '--company', a.publicId, '--json');
+    expect(res.code).toBe(0);
+    const out = onlyJson(res.stdout) as { data: Array<Record<string, unknown>> };
+    expect(out.data.map((e) => e.request_id)).toEqual(['req_a1', 'req_a2', 'req_a3']);
+    expect(out.data[1]).toEqual({
+      occurred_at: '2026-05-01T10:01:00.000000Z',
+      request_id: 'req_a2',
+      company: a.publicId,
+      client: 'cli_x',
+      address: '127.0.0.1',
+      method: 'GET',
+      route: 'GET /v1/meetings',
+      path_params: {},
+      query: {},
+      status: 404,
+      resource_ids: ['mtg_1'],
+    });
+  });
+
+  it('audit:tail --limit keeps the latest, --since the later ones', async () => {
+    const limited = onlyJson((await cli('audit:tail', '--company', a.publicId, '--limit', '2', '--json')).stdout) as {
+      data: Array<{ request_id: string }>;
+    };
+    expect(limited.data.map((e) => e.request_id)).toEqual(['req_a2', 'req_a3']);
+    const since = onlyJson((await cli('audit:tail', '--company', a.publicId, '--since', '2026-05-01T07:00:30-03:00', '--json')).stdout) as {
+      data: Array<{ request_id: string }>;
+    };
+    expect(since.data.map((e) => e.request_id)).toEqual(['req_a2', 'req_a3']);
+  });
+
+  it('audit:tail without --json prints one line per event', async () => {
+    const res = await cli('audit:tail', '--company', b.publicId);
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe('2026-05-01T10:03:00.000000Z req_b1 200 GET GET /v1/meetings cli_x 127.0.0.1');
+  });
+
+  it.each([
+    [['audit:tail'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'cmp_000000000000000000000a'], 'COMPANY_NOT_FOUND'],
+    [['audit:tail', '--company', 'A', '--limit', '0'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--limit', 'many'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--since', 'yesterday'], 'INVALID_ARGUMENTS'],
+  ])('%j fails with its code', async (args, code) => {
+    const res = await cli(...args.map((x) => (x === 'A' ? a.publicId : x)), '--json');
+    expect(res.code).not.toBe(0);
+    expect(onlyJson(res.stdout)).toEqual({ error: { code, message: expect.any(String) } });
   });
 });

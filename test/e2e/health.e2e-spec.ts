@@ -4,16 +4,7 @@ import { ShutdownState } from '../../src/health/shutdown-state';
 import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
 import { createClient, requestToken } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { createTestApp, ownerDataSource } from '../support/test-app';
-
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
-}
+import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
 
 describe('health probes', () => {
   let app: NestExpressApplication;

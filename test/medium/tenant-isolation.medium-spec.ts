@@ -150,6 +150,13 @@ describe('tenant isolation in the database', () => {
     await expect(api.query(`INSERT INTO companies (public_id, name) VALUES ('cmp_x', 'x')`)).rejects.toThrow(/permission denied/);
   });
 
+  it('lets the API role append to the audit trail and never read, change or delete it', async () => {
+    await api.query(`INSERT INTO audit_events (occurred_at, request_id, method, status) VALUES (now(), 'req_isolation', 'GET', 200)`);
+    await expect(api.query('SELECT * FROM audit_events')).rejects.toThrow(/permission denied/);
+    await expect(api.query(`UPDATE audit_events SET status = 500`)).rejects.toThrow(/permission denied/);
+    await expect(api.query(`DELETE FROM audit_events`)).rejects.toThrow(/permission denied/);
+  });
+
   it('runs tenant work read-only', async () => {
     const tenant = app.get(TenantTransaction);
     await expect(

@@ -1,6 +1,8 @@
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { prepareAuditStore } from '../../src/audit/audit-store';
 import { DatabaseUrls } from '../../src/config/runtime';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';
@@ -22,6 +24,7 @@ export default async function globalSetup(): Promise<void> {
   ]);
   globalThis.__TEST_CLUSTERS__ = [main, faults];
   for (const cluster of [main, faults]) await migrate(new DatabaseUrls(cluster.apiUrl, cluster.ownerUrl, cluster.apiUrl));
+  const audit = await separateAuditDatabase(main);
 
   // The platform package of embedded-postgres names its binaries; fault tests drive pg_ctl.
   const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ pg_ctl: string }>;
@@ -37,5 +40,26 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAULTS_MIGRATION_DATABASE_URL: faults.ownerUrl,
     TEST_FAULTS_DATA_DIR: faults.dataDir,
     TEST_FAULTS_PORT: String(faults.port),
+    TEST_AUDIT_DATABASE_URL: audit.apiUrl,
+    TEST_AUDIT_MIGRATION_DATABASE_URL: audit.ownerUrl,
   });
+}
+
+/**
+ * A separate audit database in the main cluster, prepared as `migration:run` prepares one:
+ * audit tests break it (privileges revoked, table locked) without touching the shared trail.
+ */
+async function separateAuditDatabase(main: EmbeddedDatabase): Promise<{ apiUrl: string; ownerUrl: string }> {
+  const withDatabase = (url: string) => Object.assign(new URL(url), { pathname: '/conversations_audit_test' }).toString();
+  const owner = decodeURIComponent(new URL(main.ownerUrl).username);
+  const su = new Client({ connectionString: main.superUrl });
+  await su.connect();
+  try {
+    await su.query(`CREATE DATABASE conversations_audit_test OWNER "${owner}"`);
+  } finally {
+    await su.end();
+  }
+  const urls = { apiUrl: withDatabase(main.apiUrl), ownerUrl: withDatabase(main.ownerUrl) };
+  await prepareAuditStore(urls.ownerUrl, decodeURIComponent(new URL(main.apiUrl).username));
+  return urls;
 }

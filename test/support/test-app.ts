@@ -55,6 +55,16 @@ export async function apiDataSource(): Promise<DataSource> {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `check` every 100 ms until it holds; the milliseconds it took, or an error after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (await check()) return Date.now() - started;
+    await sleep(100);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
+
 /**
  * For the enclosing describe: an app that believes `X-Forwarded-For` from loopback
  * (`TRUST_PROXY=loopback`), so a test can present any client address. Call `http()` inside tests.

@@ -38,7 +38,11 @@ const BODY_ERRORS: Record<string, ErrorCode> = {
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly routes: RouteTable) {}
+  constructor(
+    private readonly routes: RouteTable,
+    /** Told of every failure answered (the audit trail records it, best-effort). */
+    private readonly onFailure: (req: Request, status: number) => void = () => undefined,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -62,6 +66,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       ? { error: oauthErrorOf(error.code), error_description: error.detail }
       : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
+    this.onFailure(req, error.status);
   }
 
   private toApiError(exception: unknown, req: Request): ApiError {

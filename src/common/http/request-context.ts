@@ -17,4 +17,12 @@ export interface Principal {
 export const CTX = {
   principal: 'principal',
   tenantManager: 'tenantManager',
+  /** Who a token request is for, once known: recorded in the audit trail (never the secret). */
+  tokenSubject: 'tokenSubject',
 } as const;
+
+/** The company and client of a token request, as far as they are known. */
+export interface TokenSubject {
+  client?: string;
+  company?: string;
+}

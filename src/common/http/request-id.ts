@@ -8,6 +8,8 @@ declare module 'http' {
   interface IncomingMessage {
     /** `req_<id>`, minted for every request before anything else runs. */
     requestId?: string;
+    /** When the request arrived: the audit row's `occurred_at`. */
+    receivedAt?: Date;
   }
 }
 
@@ -21,6 +23,7 @@ export function newRequestId(): string {
  */
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
   req.requestId = newRequestId();
+  req.receivedAt = new Date();
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }

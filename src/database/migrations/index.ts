@@ -2,6 +2,13 @@ import { Platform1763800000000 } from './1763800000000-platform';
 import { Credentials1763900000000 } from './1763900000000-credentials';
 import { Recordings1764000000000 } from './1764000000000-recordings';
 import { Conversations1764100000000 } from './1764100000000-conversations';
+import { Audit1764200000000 } from './1764200000000-audit';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
-export const MIGRATIONS = [Platform1763800000000, Credentials1763900000000, Recordings1764000000000, Conversations1764100000000];
+export const MIGRATIONS = [
+  Platform1763800000000,
+  Credentials1763900000000,
+  Recordings1764000000000,
+  Conversations1764100000000,
+  Audit1764200000000,
+];

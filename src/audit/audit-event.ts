@@ -1,0 +1,75 @@
+import type { Request } from 'express';
+import { ClsService } from 'nestjs-cls';
+import { CTX, Principal, TokenSubject } from '../common/http/request-context';
+
+/** One row of the trail: who, what, when, and for a successful read the ids it returned. */
+export interface AuditEvent {
+  occurredAt: Date;
+  requestId: string;
+  company: string | null;
+  client: string | null;
+  address: string | null;
+  method: string;
+  /** Route template, e.g. `GET /v1/meetings/{meeting_id}`; null for a path no route matched. */
+  route: string | null;
+  pathParams: Record<string, string>;
+  /** The query parameters, without the cursor; values of anything named like a credential are redacted. */
+  query: Record<string, unknown>;
+  status: number;
+  resourceIds: string[];
+}
+
+/** `/v1/...` and `/oauth/token` are audited; probes and documentation are not. */
+export function isAudited(path: string): boolean {
+  return path === '/oauth/token' || path === '/v1' || path.startsWith('/v1/');
+}
+
+const MAX_VALUE = 200;
+const CREDENTIAL_LIKE = /token|secret|password|passwd|authorization|api[_-]?key|assertion/i;
+
+/** The audit row of `req`, answered with `status`, from what the request context knows of the caller. */
+export function auditEventOf(req: Request, cls: ClsService, status: number, resourceIds: string[] = []): AuditEvent {
+  const active = cls.isActive();
+  const principal = active ? cls.get<Principal | undefined>(CTX.principal) : undefined;
+  const subject = active ? cls.get<TokenSubject | undefined>(CTX.tokenSubject) : undefined;
+  const routePath: unknown = req.route?.path;
+  return {
+    occurredAt: req.receivedAt ?? new Date(),
+    requestId: req.requestId ?? 'req_unknown',
+    company: principal?.companyPublicId ?? subject?.company ?? null,
+    client: principal?.clientId ?? subject?.client ?? null,
+    address: req.ip ?? req.socket?.remoteAddress ?? null,
+    method: req.method,
+    // The router's catch-all (`/{*path}`, which answers unknown paths) is no route.
+    route: typeof routePath === 'string' && !routePath.includes('*') ? `${req.method} ${routePath.replace(/:(\w+)/g, '{$1}')}` : null,
+    pathParams: Object.fromEntries(Object.entries(req.params ?? {}).map(([k, v]) => [k, clip(String(v))])),
+    query: queryOf(req.query),
+    status,
+    resourceIds,
+  };
+}
+
+/** The ids a successful read returned: each item's `id`, else the record it belongs to (`meeting_id`). */
+export function resourceIdsOf(body: unknown): string[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  const items = Array.isArray(data) ? data : data && typeof data === 'object' ? [data] : [];
+  const ids: string[] = [];
+  for (const item of items as Array<Record<string, unknown>>) {
+    const id = typeof item.id === 'string' ? item.id : typeof item.meeting_id === 'string' ? item.meeting_id : null;
+    if (id) ids.push(id);
+  }
+  return ids;
+}
+
+function queryOf(query: Request['query']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (key === 'cursor') continue;
+    const k = clip(key);
+    if (CREDENTIAL_LIKE.test(key)) out[k] = '[redacted]';
+    else out[k] = Array.isArray(value) ? value.slice(0, 10).map((v) => clip(String(v))) : clip(String(value));
+  }
+  return out;
+}
+
+const clip = (value: string) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);

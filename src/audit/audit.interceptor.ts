@@ -1,0 +1,52 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ClsService } from 'nestjs-cls';
+import { mergeMap, Observable } from 'rxjs';
+import { ApiError } from '../common/errors/api-error';
+import { auditEventOf, isAudited, resourceIdsOf } from './audit-event';
+import { AuditTrail, AuditUnavailableError } from './audit-trail';
+
+/**
+ * Records every successful answer of `/v1` and `/oauth/token`, for every route present and
+ * future, because it runs around every handler. A `/v1` read is fail-closed: its body is
+ * released only after its audit row is committed, else the answer is `503
+ * AUDIT_UNAVAILABLE` without the data. Token issuance is recorded on a best-effort basis.
+ * Failed requests are recorded by the exception filter (see AuditFailures).
+ *
+ * Registered outermost, so the tenant transaction has ended before the audit write starts:
+ * a slow audit store never holds a database connection of the read path.
+ */
+@Injectable()
+export class AuditInterceptor implements NestInterceptor {
+  constructor(
+    private readonly trail: AuditTrail,
+    private readonly cls: ClsService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (!isAudited(req.path)) return next.handle();
+    const res = context.switchToHttp().getResponse<Response>();
+    return next.handle().pipe(
+      mergeMap(async (body: unknown) => {
+        const event = auditEventOf(req, this.cls, res.statusCode, resourceIdsOf(body));
+        if (req.path === '/oauth/token') {
+          this.trail.recordBestEffort(event);
+          return body;
+        }
+        try {
+          await this.trail.record(event);
+        } catch (error) {
+          if (error instanceof AuditUnavailableError) {
+            throw new ApiError(
+              'AUDIT_UNAVAILABLE',
+              'The read could not be recorded in the audit trail, so it was not returned; retry with backoff.',
+            );
+          }
+          throw error;
+        }
+        return body;
+      }),
+    );
+  }
+}
