@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { AuditRecord } from '../../src/audit/audit-reader';
 import { AuditTrail } from '../../src/audit/audit-trail';
 import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
@@ -12,19 +13,8 @@ import { createCompany } from '../support/factories';
 import { expectError } from '../support/http';
 import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
 
-interface AuditRow {
-  occurred_at: Date;
-  request_id: string;
-  company: string | null;
-  client: string | null;
-  address: string | null;
-  method: string;
-  route: string | null;
-  path_params: Record<string, string>;
-  query: Record<string, unknown>;
-  status: number;
-  resource_ids: string[];
-}
+/** A row as the table holds it (the CLI's record, with the instant as a Date). */
+type AuditRow = Omit<AuditRecord, 'occurred_at'> & { occurred_at: Date };
 
 const ALL = [
   'meetings.read',
