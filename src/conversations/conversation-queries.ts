@@ -43,8 +43,7 @@ export function conversationsPage<C>(
  */
 export async function messagesPage<M extends MessageRowBase>(
   manager: EntityManager,
-  tables: { conversations: string; messages: string },
-  columns: string,
+  tables: Pick<ConversationTables, 'conversations' | 'messages' | 'messageColumns'>,
   companyId: string,
   conversationPublicId: string,
   after: TimeIdPosition | null,
@@ -58,7 +57,7 @@ export async function messagesPage<M extends MessageRowBase>(
     `SELECT page.*, c.public_id AS conversation_public_id
      FROM ${tables.conversations} c
      LEFT JOIN LATERAL (
-       SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${columns}
+       SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}
        FROM ${tables.messages} m
        WHERE m.conversation_id = c.id AND m.company_id = c.company_id ${keyset}
        ORDER BY m.sent_at, m.id LIMIT ${p.add(take)}
@@ -103,6 +102,6 @@ export abstract class ConversationReads<C extends PositionedRow, M extends Messa
   }
 
   messagesPage(companyId: string, conversationPublicId: string, after: TimeIdPosition | null, take: number): Promise<M[] | null> {
-    return messagesPage<M>(this.tenant.manager, this.tables, this.tables.messageColumns, companyId, conversationPublicId, after, take);
+    return messagesPage<M>(this.tenant.manager, this.tables, companyId, conversationPublicId, after, take);
   }
 }
