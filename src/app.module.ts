@@ -18,16 +18,23 @@ import { LoggingModule } from './logging/logging.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { EmailsModule } from './emails/emails.module';
 import { ChatModule } from './chat/chat.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitPolicyGuard } from './rate-limit/rate-limit-policy.guard';
 
 /** Modules of the HTTP service, in the order a request meets them. */
 const domainModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule, RecordingsModule, EmailsModule, ChatModule];
 
 /**
  * Global guards run in this order, which is the spec's order of checks on `/v1`:
- * 401 (token) → 403 API_ACCESS_DISABLED (both in BearerAuthGuard) → 429 (rate limit) →
- * 403 INSUFFICIENT_SCOPE. Query validation (400) and the handler (404) come after.
+ * (RateLimit-Policy announced) → 401 (token) → 403 API_ACCESS_DISABLED (both in
+ * BearerAuthGuard) → 429 (rate limit) → 403 INSUFFICIENT_SCOPE. Query validation (400) and
+ * the handler (404) come after.
  */
-const globalGuards: Provider[] = [BearerAuthGuard, ScopesGuard].map((guard) => ({ provide: APP_GUARD, useClass: guard }));
+const globalGuards: Provider[] = [RateLimitPolicyGuard, BearerAuthGuard, RateLimitGuard, ScopesGuard].map((guard) => ({
+  provide: APP_GUARD,
+  useClass: guard,
+}));
 
 @Module({})
 export class AppModule {
@@ -44,6 +51,7 @@ export class AppModule {
         }),
         DatabaseModule.forApi(),
         AuditModule,
+        RateLimitModule,
         CursorsModule,
         ...domainModules,
         ...extra,

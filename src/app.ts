@@ -1,24 +1,27 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { AuditFailures } from './audit/audit-failures';
 import { AuditInterceptor } from './audit/audit.interceptor';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
-import { NO_STORE_PATHS, noStoreMiddleware, requestIdMiddleware } from './common/http/request-id';
+import { NO_STORE_PATHS, noStoreMiddleware, OAUTH_TOKEN_PATH, requestIdMiddleware } from './common/http/request-id';
 import { RouteTable } from './common/http/route-table';
 import { setupOpenApi } from './common/openapi/openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
 import { Runtime } from './config/runtime';
 import { TenantTransactionInterceptor } from './database/tenant-transaction';
+import { RATE_LIMIT_POLICY_HEADER } from './rate-limit/rate-limit-headers';
+import { RateLimiter } from './rate-limit/rate-limiter';
 
 /**
  * Builds the HTTP application: the same pipeline for `main.ts` and the e2e tests.
  *
  * Request pipeline: request id → no-store headers → CLS context → (token body parser) →
- * guards (bearer → API access → rate limit → scopes) → query validation → audit
+ * guards (RateLimit-Policy → bearer → API access → rate limit → scopes) → query validation → audit
  * interceptor → envelope interceptor → tenant transaction → controller → service →
  * repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
  */
@@ -33,6 +36,12 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   app.set('trust proxy', runtime.config.trustProxy ? runtime.config.trustProxy.split(',').map((s) => s.trim()) : false);
   app.use(requestIdMiddleware);
   app.use(NO_STORE_PATHS, noStoreMiddleware);
+  // The token body is parsed before the guards run; its 400/413/415 still name the policy.
+  const tokenPolicy = app.get(RateLimiter).policyHeader(['token']);
+  app.use(OAUTH_TOKEN_PATH, (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader(RATE_LIMIT_POLICY_HEADER, tokenPolicy);
+    next();
+  });
 
   const routes = app.get(RouteTable);
   const failures = app.get(AuditFailures);

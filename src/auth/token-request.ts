@@ -44,6 +44,21 @@ export function readTokenRequest(body: unknown, authorization: string | undefine
   return { clientId: form.client_id, clientSecret: form.client_secret, basic: false, scope };
 }
 
+/**
+ * The client id a token request names (HTTP Basic first, as `readTokenRequest` reads it),
+ * without judging the rest of the request: the token rate limit counts per client id
+ * before the request is checked.
+ */
+export function claimedClientId(body: unknown, authorization: string | undefined): string | undefined {
+  try {
+    if (authorization !== undefined) return readBasic(authorization).clientId;
+    const value = (body && typeof body === 'object' ? (body as Record<string, unknown>) : {}).client_id;
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function readFields(body: unknown): Partial<Record<Field, string>> {
   const source = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   const form: Partial<Record<Field, string>> = {};

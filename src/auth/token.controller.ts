@@ -5,6 +5,7 @@ import { RawResponse } from '../common/http/envelope.interceptor';
 import { OAuthErrorBody } from '../common/openapi/error-envelope.dto';
 import { CLIENT_BASIC_SCHEME } from '../common/openapi/openapi';
 import { NoQuery } from '../common/validation/query-params';
+import { RateLimitPolicies } from '../rate-limit/rate-limit-policies';
 import { Public } from './auth.decorators';
 import { TokenRequestForm, TokenResponseDto } from './token.dto';
 import { TOKEN_MEDIA_TYPE } from './token-body.middleware';
@@ -21,6 +22,7 @@ export class TokenController {
 
   @Post('token')
   @HttpCode(200)
+  @RateLimitPolicies('token')
   @ApiOperation({
     summary: 'Issue an access token (OAuth 2.0 client credentials)',
     description:

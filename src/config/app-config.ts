@@ -51,6 +51,8 @@ export class AppConfig {
     idleInTransactionTimeoutMs: number;
   };
   readonly redisUrl?: string;
+  /** How long a rate-limit store command may take before the request answers 503. */
+  readonly redisTimeoutMs: number;
   readonly jwt: { privateKey?: string; publicKeys?: string; ttlSeconds: number };
   readonly cursorSecret?: string;
   readonly secretGraceSeconds: number;
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       idleInTransactionTimeoutMs: 10_000,
     },
     redisUrl: vars.REDIS_URL,
+    redisTimeoutMs: vars.REDIS_TIMEOUT_MS ?? 500,
     jwt: { privateKey: vars.JWT_PRIVATE_KEY, publicKeys: vars.JWT_PUBLIC_KEYS, ttlSeconds: vars.TOKEN_TTL_SECONDS ?? 3600 },
     cursorSecret: vars.CURSOR_SECRET,
     secretGraceSeconds: vars.SECRET_GRACE_SECONDS ?? 604_800,

@@ -101,6 +101,10 @@ export class EnvironmentVariables {
   REDIS_URL?: string;
 
   @IsOptional()
+  @IntegerIn(50, 10000, ' milliseconds')
+  REDIS_TIMEOUT_MS?: number;
+
+  @IsOptional()
   @Satisfies(isRsaPrivateKey, 'must be a PEM-encoded RSA private key')
   JWT_PRIVATE_KEY?: string;
 

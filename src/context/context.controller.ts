@@ -14,7 +14,7 @@ export class ContextController {
   @Authenticated()
   @ApiOperation({ summary: 'The API client, company, scopes and rate-limit state of the token' })
   @ApiOkResponse({ type: ContextEnvelope })
-  get(@Query() _query: NoQuery): ContextDto {
+  get(@Query() _query: NoQuery): Promise<ContextDto> {
     return this.context.current();
   }
 }

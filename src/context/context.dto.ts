@@ -49,7 +49,9 @@ export class ContextDto {
   @ApiProperty({
     type: RateLimitStateDto,
     isArray: true,
-    description: 'Each rate-limit policy that applies to this client, with its current state.',
+    description:
+      'Every rate-limit policy that governs this client, with its state once this request was counted: ' +
+      '`client`, `company`, `email_content`, `chat_content` and `token` (for the client id; the token endpoint also counts per address).',
   })
   rate_limits: RateLimitStateDto[];
 }

@@ -1,23 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { CTX, Principal } from '../common/http/request-context';
+import { RateLimiter } from '../rate-limit/rate-limiter';
 import { ContextDto } from './context.dto';
 
 @Injectable()
 export class ContextService {
-  constructor(private readonly cls: ClsService) {}
+  constructor(
+    private readonly cls: ClsService,
+    private readonly limiter: RateLimiter,
+  ) {}
 
   /**
    * The caller as authenticated for this request (names as of this request's credential
-   * check). `rate_limits` stays empty until rate limiting exists (issue #7 fills it).
+   * check), and every rate-limit policy that governs it, this request counted.
    */
-  current(): ContextDto {
+  async current(): Promise<ContextDto> {
     const principal = this.cls.get<Principal>(CTX.principal);
     return {
       client: { id: principal.clientId, name: principal.clientName },
       company: { id: principal.companyPublicId, name: principal.companyName },
       scopes: principal.scopes,
-      rate_limits: [],
+      rate_limits: await this.limiter.snapshot(),
     };
   }
 }

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Param, Query, Type } from '@nestjs/common';
-import { ApiExtension, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
 import { Scope } from '../auth/scopes';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
-import { BASE_POLICIES, ContentPolicy } from '../rate-limit/rate-limit-policies';
+import { ContentPolicy } from '../rate-limit/rate-limit-policies';
 import { ConversationsService, PositionedRow } from './conversations.service';
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
@@ -36,7 +36,6 @@ export function conversationsController(r: ConversationRoutes): Type {
 
     @Get()
     @Authenticated(r.scope)
-    @ApiExtension('x-rate-limit-policies', BASE_POLICIES)
     @ApiOperation({
       summary: `List ${r.noun}s`,
       description: 'Ordered by `last_message_at`, then id; keyset pagination. A conversation that receives a message comes again later.',
@@ -48,7 +47,6 @@ export function conversationsController(r: ConversationRoutes): Type {
 
     @Get(`:${r.idParam}`)
     @Authenticated(r.scope)
-    @ApiExtension('x-rate-limit-policies', BASE_POLICIES)
     @ApiOperation({ summary: `Retrieve a ${r.noun} (metadata only)` })
     @ApiParam(param)
     @ApiOkResponse({ type: r.schemas.single })

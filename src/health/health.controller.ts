@@ -5,12 +5,14 @@ import type { Response } from 'express';
 import { Public } from '../auth/auth.decorators';
 import { RawResponse } from '../common/http/envelope.interceptor';
 import { AuditTrail } from '../audit/audit-trail';
+import { RateLimitStore } from '../rate-limit/rate-limit-store';
 import { ShutdownState } from './shutdown-state';
 
 /**
  * Container probes: no auth, no rate limit, no audit, outside /v1. Liveness checks nothing
  * (a database outage must not restart every pod); readiness checks what requests need:
- * PostgreSQL and the audit store (which must accept inserts).
+ * PostgreSQL, the audit store (which must accept inserts) and, when counters are shared,
+ * the rate-limit store (Redis).
  */
 @ApiExcludeController()
 @Public()
@@ -23,6 +25,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly audit: AuditTrail,
+    private readonly rateLimits: RateLimitStore,
   ) {}
 
   @Get('live')
@@ -39,20 +42,29 @@ export class HealthController {
           return this.shutdown.isShuttingDown ? indicator.down({ message: 'shutting down' }) : indicator.up();
         },
         () => this.database.pingCheck('database', { timeout: 1000 }),
-        async () => {
-          const indicator = this.indicators.check('audit');
-          try {
-            await this.audit.check();
-            return indicator.up({ lost: this.audit.stats.lost });
-          } catch (error) {
-            return indicator.down({ message: error instanceof Error ? error.message : 'unavailable' });
-          }
-        },
+        () =>
+          this.dependency(
+            'audit',
+            () => this.audit.check(),
+            () => ({ lost: this.audit.stats.lost }),
+          ),
+        ...(this.rateLimits.shared ? [() => this.dependency('redis', () => this.rateLimits.check())] : []),
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       res.status(503);
       return error.getResponse() as object;
+    }
+  }
+
+  /** Up when `check` resolves (with `details`), down with the failure's message otherwise. */
+  private async dependency(name: string, check: () => Promise<void>, details: () => Record<string, unknown> = () => ({})) {
+    const indicator = this.indicators.check(name);
+    try {
+      await check();
+      return indicator.up(details());
+    } catch (error) {
+      return indicator.down({ message: error instanceof Error ? error.message : 'unavailable' });
     }
   }
 }

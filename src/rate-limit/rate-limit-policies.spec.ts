@@ -1,26 +1,40 @@
+import { ExecutionContext, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { TokenController } from '../auth/token.controller';
 import { ChatController } from '../chat/chat.controller';
+import { ContextController } from '../context/context.controller';
 import { EmailsController } from '../emails/emails.controller';
+import { HealthController } from '../health/health.controller';
 import { CallsController, MeetingsController } from '../recordings/recordings.controller';
-import { ROUTE_POLICIES } from './rate-limit-policies';
+import { routePolicies } from './route-policies';
 
 describe('route rate-limit policies', () => {
   const reflector = new Reflector();
-  const policiesOf = (controller: { prototype: object }, handler: string) =>
-    reflector.get(ROUTE_POLICIES, (controller.prototype as Record<string, () => unknown>)[handler]);
+  const policiesOf = (controller: Type, handler: string) =>
+    routePolicies(reflector, {
+      getHandler: () => (controller.prototype as Record<string, () => unknown>)[handler],
+      getClass: () => controller,
+    } as unknown as ExecutionContext);
 
-  it('marks the email messages route for email_content and the chat messages route for chat_content', () => {
-    expect(policiesOf(EmailsController, 'messages')).toEqual(['email_content']);
-    expect(policiesOf(ChatController, 'messages')).toEqual(['chat_content']);
+  it('governs the email messages route by client, company and email_content, the chat messages route by client, company and chat_content', () => {
+    expect(policiesOf(EmailsController, 'messages')).toEqual(['client', 'company', 'email_content']);
+    expect(policiesOf(ChatController, 'messages')).toEqual(['client', 'company', 'chat_content']);
   });
 
-  it('marks no other route with an extra policy', () => {
+  it('governs every other /v1 route by client and company', () => {
     for (const controller of [EmailsController, ChatController]) {
-      for (const handler of ['list', 'get']) expect(policiesOf(controller, handler)).toBeUndefined();
+      for (const handler of ['list', 'get']) expect(policiesOf(controller, handler)).toEqual(['client', 'company']);
     }
     for (const controller of [MeetingsController, CallsController]) {
       for (const handler of ['list', 'get', 'answers', 'transcript', 'overallEvaluation'])
-        expect(policiesOf(controller, handler)).toBeUndefined();
+        expect(policiesOf(controller, handler)).toEqual(['client', 'company']);
     }
+    expect(policiesOf(ContextController, 'get')).toEqual(['client', 'company']);
+  });
+
+  it('governs the token endpoint by the token policy alone, and never the probes', () => {
+    expect(policiesOf(TokenController, 'issue')).toEqual(['token']);
+    expect(policiesOf(HealthController, 'live')).toEqual([]);
+    expect(policiesOf(HealthController, 'ready')).toEqual([]);
   });
 });

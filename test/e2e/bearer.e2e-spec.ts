@@ -330,7 +330,14 @@ describe('GET /v1/context', () => {
         client: { id: client.clientId, name: 'Data warehouse' },
         company: { id: company.publicId, name: 'Contexto S.A.' },
         scopes: ['emails.read', 'chat.read'],
-        rate_limits: [],
+        // This request counted on client and company, the token request on token (quotas of createTestApp).
+        rate_limits: ['client', 'company', 'email_content', 'chat_content', 'token'].map((policy) => ({
+          policy,
+          quota: 1_000_000,
+          window: 60,
+          remaining: ['email_content', 'chat_content'].includes(policy) ? 1_000_000 : 999_999,
+          reset: expect.any(Number),
+        })),
       },
       request_id: res.headers['x-request-id'],
     });

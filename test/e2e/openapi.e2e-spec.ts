@@ -61,12 +61,13 @@ describe('interface description', () => {
           'type',
         ].sort(),
       );
-      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '503']);
+      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '503']);
+      expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
       for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {
         const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
         expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);
         expect(op.security).toEqual([{ oauth2: suffix === '/transcript' ? [scope, 'transcriptions.read'] : [scope] }]);
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '503']));
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429', '503']));
       }
     }
   });
@@ -85,7 +86,7 @@ describe('interface description', () => {
         'last_message_before',
         'limit',
       ]);
-      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '503']);
+      expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '503']);
       expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
       const single = body.paths[`/v1/${collection}/{${id}}`].get;
       expect(single.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);

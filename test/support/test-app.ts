@@ -23,6 +23,18 @@ export function assertTestDatabase(url: string | undefined): string {
   return url;
 }
 
+/**
+ * Quotas no functional test reaches (the defaults would make a suite that traverses many
+ * pages fail on rate limits); the rate-limit specs set their own.
+ */
+export const UNREACHED_RATE_LIMITS = {
+  RATE_LIMIT_CLIENT: '1000000/60',
+  RATE_LIMIT_COMPANY: '1000000/60',
+  RATE_LIMIT_EMAIL_CONTENT: '1000000/60',
+  RATE_LIMIT_CHAT_CONTENT: '1000000/60',
+  RATE_LIMIT_TOKEN: '1000000/60',
+};
+
 /** The real application, configured for a test database; `env` overrides configuration. */
 export async function createTestApp(
   options: { env?: NodeJS.ProcessEnv; extra?: Array<Type | DynamicModule>; faults?: boolean } = {},
@@ -35,6 +47,7 @@ export async function createTestApp(
     MIGRATION_DATABASE_URL: assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
     CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef0123456789',
     JWT_PRIVATE_KEY: testSigningKey(),
+    ...UNREACHED_RATE_LIMITS,
     ...options.env,
   });
   return createApp(await prepareRuntime(config), options.extra);

@@ -19,6 +19,8 @@ export const CTX = {
   tenantManager: 'tenantManager',
   /** Who a token request is for, once known: recorded in the audit trail (never the secret). */
   tokenSubject: 'tokenSubject',
+  /** The rate-limit verdict of the request, once counted (read by GET /v1/context). */
+  rateLimit: 'rateLimit',
 } as const;
 
 /** The company and client of a token request, as far as they are known. */

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SCOPES } from '../../auth/scopes';
+import { documentRateLimits } from '../../rate-limit/rate-limit.openapi';
 import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './error-envelope.dto';
 
 export const API_VERSION = '0.1.0';
@@ -22,7 +23,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       CLIENT_BASIC_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelope, OAuthErrorBody, PaginationDto] });
+  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelope, OAuthErrorBody, PaginationDto] });
+  documentRateLimits(document, OAUTH2_SCHEME);
+  return document;
 }
 
 /** `GET /openapi.json` (the document) and `GET /docs` (the human page). */

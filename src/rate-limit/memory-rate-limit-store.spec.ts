@@ -1,0 +1,74 @@
+import { MemoryRateLimitStore } from './memory-rate-limit-store';
+
+describe('MemoryRateLimitStore', () => {
+  let now: number;
+  let store: MemoryRateLimitStore;
+  beforeEach(() => {
+    now = 1_000;
+    store = new MemoryRateLimitStore(() => now);
+  });
+  afterEach(() => store.onModuleDestroy());
+
+  const a = { key: 'a', limit: 2, windowMs: 10_000 };
+  const b = { key: 'b', limit: 5, windowMs: 60_000 };
+
+  it('counts a hit on every counter while each is under its limit', async () => {
+    expect(await store.consume([a, b])).toEqual({
+      allowed: true,
+      counters: [
+        { hits: 1, resetMs: 10_000 },
+        { hits: 1, resetMs: 60_000 },
+      ],
+    });
+    now += 4_000;
+    expect(await store.consume([a, b])).toEqual({
+      allowed: true,
+      counters: [
+        { hits: 2, resetMs: 6_000 },
+        { hits: 2, resetMs: 56_000 },
+      ],
+    });
+  });
+
+  it('refuses without counting on any counter once one is at its limit', async () => {
+    await store.consume([a, b]);
+    await store.consume([a, b]);
+    expect(await store.consume([a, b])).toEqual({
+      allowed: false,
+      counters: [
+        { hits: 2, resetMs: 10_000 },
+        { hits: 2, resetMs: 60_000 },
+      ],
+    });
+    expect(await store.peek([b])).toEqual([{ hits: 2, resetMs: 60_000 }]);
+    expect((await store.consume([b])).counters).toEqual([{ hits: 3, resetMs: 60_000 }]);
+  });
+
+  it('starts a new window when the last one has ended', async () => {
+    await store.consume([a]);
+    await store.consume([a]);
+    now += 9_999;
+    expect((await store.consume([a])).allowed).toBe(false);
+    now += 1;
+    expect(await store.consume([a])).toEqual({ allowed: true, counters: [{ hits: 1, resetMs: 10_000 }] });
+  });
+
+  it('peeks without counting: an unknown counter has no hits and a whole window ahead', async () => {
+    expect(await store.peek([a])).toEqual([{ hits: 0, resetMs: 10_000 }]);
+    expect(await store.peek([a])).toEqual([{ hits: 0, resetMs: 10_000 }]);
+    expect(store.size).toBe(0);
+  });
+
+  it('sweeps ended windows, so memory follows the active partitions', async () => {
+    for (let i = 0; i < 100; i++) await store.consume([{ key: `k${i}`, limit: 1, windowMs: 1_000 + i }]);
+    expect(store.size).toBe(100);
+    now += 1_050;
+    store.sweep();
+    expect(store.size).toBe(49); // windows of 1000..1050 ms ended; 1051..1099 ms remain
+  });
+
+  it('answers the throttler storage interface from the same counters', async () => {
+    expect(await store.increment('t', 10_000, 1)).toEqual({ totalHits: 1, timeToExpire: 10, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await store.increment('t', 10_000, 1)).toEqual({ totalHits: 2, timeToExpire: 10, isBlocked: true, timeToBlockExpire: 10 });
+  });
+});

@@ -1,0 +1,34 @@
+import { RateLimitPolicyName } from './rate-limit-policies';
+
+export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
+export const RATE_LIMIT_HEADER = 'RateLimit';
+
+/** A policy's quota: `limit` requests per window of `windowSeconds`. */
+export interface PolicyQuota {
+  policy: RateLimitPolicyName;
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Where a policy's partition stands: requests left in the window and whole seconds until it resets. */
+export interface PolicyState {
+  policy: RateLimitPolicyName;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/*
+ * Structured-field lists (RFC 9651) as draft-ietf-httpapi-ratelimit-headers-11 defines them:
+ * each member is the policy name as an sf-string with integer parameters. Names are fixed
+ * tokens and the numbers non-negative integers, so nothing needs escaping.
+ */
+
+/** `RateLimit-Policy: "client";q=600;w=60, "company";q=1800;w=60` */
+export function formatRateLimitPolicy(quotas: readonly PolicyQuota[]): string {
+  return quotas.map((q) => `"${q.policy}";q=${q.limit};w=${q.windowSeconds}`).join(', ');
+}
+
+/** `RateLimit: "client";r=599;t=60, "company";r=1790;t=42` */
+export function formatRateLimit(states: readonly PolicyState[]): string {
+  return states.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
+}

@@ -1,0 +1,54 @@
+import { ThrottlerStorage } from '@nestjs/throttler';
+
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+/** One counter a request must pass: at most `limit` hits per fixed window of `windowMs`. */
+export interface Demand {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A counter's window: hits counted so far and milliseconds until the window ends. */
+export interface Counter {
+  hits: number;
+  resetMs: number;
+}
+
+/** The answer to one request: allowed (every counter took the hit) or refused (none did). */
+export interface Consumption {
+  allowed: boolean;
+  /** One per demand, in order: after the hit when allowed, as they stand when refused. */
+  counters: Counter[];
+}
+
+/**
+ * Fixed-window counters. `consume` is all-or-nothing across a request's counters: a request
+ * one policy refuses spends nothing of the others, so a client over its own quota cannot
+ * drain its company's budget by retrying. Implementations: in-process, or Redis (shared by
+ * every instance). Errors mean the store is unavailable; the caller answers 503.
+ */
+export abstract class RateLimitStore implements ThrottlerStorage {
+  /** True when the counters are shared between instances (readiness then checks the store). */
+  abstract readonly shared: boolean;
+
+  abstract consume(demands: readonly Demand[]): Promise<Consumption>;
+
+  /** The counters as they stand, without a hit (a counter with no window yet: 0 hits, a full window). */
+  abstract peek(demands: readonly Demand[]): Promise<Counter[]>;
+
+  /** Resolves when the store answers; rejects otherwise (readiness). */
+  abstract check(): Promise<void>;
+
+  /** The throttler's single-counter interface, on the same counters (`ttl` in milliseconds, records in seconds). */
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const { allowed, counters } = await this.consume([{ key, limit, windowMs: ttl }]);
+    const timeToExpire = Math.ceil(counters[0].resetMs / 1000);
+    return {
+      totalHits: allowed ? counters[0].hits : counters[0].hits + 1,
+      timeToExpire,
+      isBlocked: !allowed,
+      timeToBlockExpire: allowed ? 0 : timeToExpire,
+    };
+  }
+}

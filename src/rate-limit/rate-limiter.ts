@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import ipaddr from 'ipaddr.js';
+import { ClsService } from 'nestjs-cls';
+import { claimedClientId } from '../auth/token-request';
+import { ApiError } from '../common/errors/api-error';
+import { CTX, Principal } from '../common/http/request-context';
+import { parseId } from '../common/ids/public-id';
+import { AppConfig } from '../config/app-config';
+import { formatRateLimit, formatRateLimitPolicy, PolicyQuota, PolicyState } from './rate-limit-headers';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from './rate-limit-policies';
+import { Counter, Demand, RateLimitStore } from './rate-limit-store';
+
+/** A counter a policy charges: one per partition of the policy the request falls in. */
+export interface PolicyDemand extends Demand {
+  policy: RateLimitPolicyName;
+}
+
+/** The outcome of counting one request against its route's policies. */
+export interface RateLimitVerdict {
+  allowed: boolean;
+  /** Per policy, in header order. */
+  quotas: PolicyQuota[];
+  /** Per policy, its tightest partition. */
+  states: PolicyState[];
+  /** Whole seconds until every violated window has ended (refused requests only). */
+  retryAfterSeconds: number;
+  /** Header values: `RateLimit-Policy` and `RateLimit`. */
+  policyHeader: string;
+  stateHeader: string;
+}
+
+/** One policy as `GET /v1/context` reports it. */
+export interface RateLimitSnapshot {
+  policy: RateLimitPolicyName;
+  quota: number;
+  window: number;
+  remaining: number;
+  reset: number;
+}
+
+const UNAVAILABLE = 'A required dependency is unavailable; retry with backoff.';
+
+/**
+ * Rate limiting as the API defines it: which counters (partitions) each policy charges,
+ * all-or-nothing counting through the store, and the verdict in the IETF RateLimit header
+ * fields. Partitions: `client` by API client, `company`/`email_content`/`chat_content` by
+ * company, `token` by the address and, when the request names a well-formed one, the client id.
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly quotas: Record<RateLimitPolicyName, PolicyQuota>;
+
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly cls: ClsService,
+    config: AppConfig,
+  ) {
+    this.quotas = Object.fromEntries(RATE_LIMIT_POLICIES.map((policy) => [policy, { policy, ...config.rateLimits[policy] }])) as Record<
+      RateLimitPolicyName,
+      PolicyQuota
+    >;
+  }
+
+  /** `RateLimit-Policy` for a route's policies, as configured. */
+  policyHeader(policies: readonly RateLimitPolicyName[]): string {
+    return formatRateLimitPolicy(inHeaderOrder(policies).map((p) => this.quotas[p]));
+  }
+
+  /** The counters `policy` charges for `req`, with the limit and window (ms) the throttler resolved. */
+  demands(policy: RateLimitPolicyName, req: Request, limit: number, windowMs: number): PolicyDemand[] {
+    return this.partitions(policy, req).map((partition) => ({ policy, key: `rl:${policy}:${partition}`, limit, windowMs }));
+  }
+
+  /** Counts the request on every demand, or on none when one is at its limit. A store failure is 503. */
+  async consume(demands: readonly PolicyDemand[]): Promise<RateLimitVerdict> {
+    const { allowed, counters } = await this.reach(() => this.store.consume(demands));
+    const verdict = this.verdict(demands, counters, allowed);
+    this.cls.set(CTX.rateLimit, { demands, counters });
+    return verdict;
+  }
+
+  /**
+   * Every policy that governs the caller's `/v1` requests and token requests, as it stands
+   * after this request was counted (counters this request did not touch are read, not hit).
+   * The token policy is reported for the client id's partition.
+   */
+  async snapshot(): Promise<RateLimitSnapshot[]> {
+    const principal = this.principal();
+    const counted = this.cls.get<{ demands: PolicyDemand[]; counters: Counter[] } | undefined>(CTX.rateLimit);
+    const known = new Map(counted?.demands.map((d, i) => [d.key, counted.counters[i]]));
+    const wanted = RATE_LIMIT_POLICIES.map((policy) => {
+      const { limit, windowSeconds } = this.quotas[policy];
+      const partition = policy === 'token' ? `client:${principal.clientId}` : this.principalPartition(policy, principal);
+      return { policy, key: `rl:${policy}:${partition}`, limit, windowMs: windowSeconds * 1000 };
+    });
+    const unknown = wanted.filter((d) => !known.has(d.key));
+    const read = unknown.length ? await this.reach(() => this.store.peek(unknown)) : [];
+    unknown.forEach((d, i) => known.set(d.key, read[i]));
+    return wanted.map((d) => {
+      const counter = known.get(d.key)!;
+      return {
+        policy: d.policy,
+        quota: d.limit,
+        window: this.quotas[d.policy].windowSeconds,
+        remaining: Math.max(0, d.limit - counter.hits),
+        reset: Math.ceil(counter.resetMs / 1000),
+      };
+    });
+  }
+
+  private verdict(demands: readonly PolicyDemand[], counters: Counter[], allowed: boolean): RateLimitVerdict {
+    const policies = inHeaderOrder(demands.map((d) => d.policy));
+    const quotas = policies.map((policy) => {
+      const demand = demands.find((d) => d.policy === policy)!;
+      return { policy, limit: demand.limit, windowSeconds: Math.ceil(demand.windowMs / 1000) };
+    });
+    const states = policies.map((policy) => {
+      const tightest = demands
+        .map((d, i) => ({ d, counter: counters[i] }))
+        .filter(({ d }) => d.policy === policy)
+        .map(({ d, counter }) => ({
+          policy,
+          remaining: Math.max(0, d.limit - counter.hits),
+          resetSeconds: Math.ceil(counter.resetMs / 1000),
+        }))
+        .sort((a, b) => a.remaining - b.remaining || b.resetSeconds - a.resetSeconds)[0];
+      return tightest;
+    });
+    const violated = allowed ? [] : counters.filter((counter, i) => counter.hits >= demands[i].limit);
+    const retryAfterSeconds = violated.length ? Math.max(1, ...violated.map((c) => Math.ceil(c.resetMs / 1000))) : 0;
+    return {
+      allowed,
+      quotas,
+      states,
+      retryAfterSeconds,
+      policyHeader: formatRateLimitPolicy(quotas),
+      stateHeader: formatRateLimit(states),
+    };
+  }
+
+  private partitions(policy: RateLimitPolicyName, req: Request): string[] {
+    if (policy !== 'token') return [this.principalPartition(policy, this.principal())];
+    const clientId = parseId('client', claimedClientId(req.body, req.headers.authorization));
+    return [`address:${addressPartition(req.ip)}`, ...(clientId ? [`client:${clientId}`] : [])];
+  }
+
+  private principalPartition(policy: Exclude<RateLimitPolicyName, 'token'>, principal: Principal): string {
+    return policy === 'client' ? principal.clientId : principal.companyPublicId;
+  }
+
+  private principal(): Principal {
+    const principal = this.cls.get<Principal | undefined>(CTX.principal);
+    // The guards authenticate before counting; a /v1 policy without a caller is a wiring bug.
+    if (!principal) throw new Error('rate limit counted before authentication');
+    return principal;
+  }
+
+  private async reach<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch {
+      throw new ApiError('SERVICE_UNAVAILABLE', UNAVAILABLE);
+    }
+  }
+}
+
+function inHeaderOrder(policies: readonly RateLimitPolicyName[]): RateLimitPolicyName[] {
+  return RATE_LIMIT_POLICIES.filter((p) => policies.includes(p));
+}
+
+/**
+ * The address a token request is counted under: IPv4 as is (an IPv4-mapped IPv6 address as
+ * the IPv4 it carries), IPv6 by its /64, the block one host or site usually holds, so that
+ * walking through a block's addresses does not multiply the quota.
+ */
+export function addressPartition(address: string | undefined): string {
+  if (!address || !ipaddr.isValid(address)) return 'unknown';
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${ip.toString()}/64`).toRFC5952String()}/64`;
+}
