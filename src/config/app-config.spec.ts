@@ -26,6 +26,8 @@ describe('loadConfig', () => {
     expect(config.jwt.ttlSeconds).toBe(3600);
     expect(config.secretGraceSeconds).toBe(604800);
     expect(config.auditTimeoutMs).toBe(2000);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.redisTimeoutMs).toBe(500);
     expect(config.rateLimits).toEqual({
       client: { limit: 600, windowSeconds: 60 },
       company: { limit: 1800, windowSeconds: 60 },
@@ -43,6 +45,7 @@ describe('loadConfig', () => {
       AUDIT_DATABASE_URL: 'postgresql://audit@db2/audit',
       DATA_DIR: '/tmp/x',
       REDIS_URL: 'redis://localhost:6379',
+      REDIS_TIMEOUT_MS: '250',
       JWT_PRIVATE_KEY: privatePem,
       JWT_PUBLIC_KEYS: publicPem + publicPem,
       CURSOR_SECRET: 'c'.repeat(32),
@@ -64,6 +67,7 @@ describe('loadConfig', () => {
     });
     expect(config.dataDir).toBe('/tmp/x');
     expect(config.redisUrl).toBe('redis://localhost:6379');
+    expect(config.redisTimeoutMs).toBe(250);
     expect(config.jwt).toEqual({ privateKey: privatePem, publicKeys: publicPem + publicPem, ttlSeconds: 60 });
     expect(config.secretGraceSeconds).toBe(5);
     expect(config.rateLimits.token).toEqual({ limit: 50, windowSeconds: 5 });
@@ -88,6 +92,7 @@ describe('loadConfig', () => {
     [{ PORT: '1.5' }, 'PORT must be an integer from 0 to 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// connection URL'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [{ REDIS_TIMEOUT_MS: '10' }, 'REDIS_TIMEOUT_MS must be an integer number of milliseconds from 50 to 10000'],
     [{ RATE_LIMIT_CLIENT: '600' }, 'RATE_LIMIT_CLIENT must be <quota>/<window seconds>'],
     [{ RATE_LIMIT_TOKEN: '0/60' }, 'RATE_LIMIT_TOKEN must be <quota>/<window seconds>'],
     [{ TOKEN_TTL_SECONDS: '0' }, 'TOKEN_TTL_SECONDS must be an integer number of seconds'],

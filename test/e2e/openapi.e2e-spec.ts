@@ -102,6 +102,28 @@ describe('interface description', () => {
     }
   });
 
+  it('documents rate limiting on every operation: its policies, the RateLimit headers, and a 429 with Retry-After in its error shape', async () => {
+    const { body } = await http.get('/openapi.json').expect(200);
+    let operations = 0;
+    type Response = { headers: Record<string, unknown>; content: Record<string, { schema: { $ref: string } }> };
+    type Operation = { 'x-rate-limit-policies': string[]; responses: Record<string, Response> };
+    for (const [path, item] of Object.entries<Record<string, Operation>>(body.paths)) {
+      for (const operation of Object.values(item)) {
+        operations++;
+        expect(operation['x-rate-limit-policies']).toEqual(
+          expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
+        );
+        expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy']);
+        const tooMany = operation.responses['429'];
+        expect(Object.keys(tooMany.headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+        expect(tooMany.content['application/json'].schema.$ref).toBe(
+          path === '/oauth/token' ? '#/components/schemas/OAuthErrorBody' : '#/components/schemas/ErrorEnvelope',
+        );
+      }
+    }
+    expect(operations).toBe(18);
+  });
+
   it('leaves the probes out of the API description', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     expect(Object.keys(body.paths).some((p) => p.startsWith('/health'))).toBe(false);
