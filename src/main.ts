@@ -6,15 +6,20 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { prepareRuntime } from './config/runtime';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './health/shutdown-state';
+import { demoBanner, seedDemoOnFirstStart } from './seeding/first-start';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const boot = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
   const runtime = await prepareRuntime(config, (line) => boot.debug(line));
+  let banner: string | undefined;
   if (runtime.embedded) {
     // The embedded database belongs to this process: keep its schema current on every start.
     const applied = await migrate(runtime.urls);
     if (applied.length) boot.info({ applied }, 'migrations applied');
+    // A newcomer's first start: demo data and a client to try it with.
+    const demo = await seedDemoOnFirstStart(runtime.urls.owner, config);
+    if (demo) banner = demoBanner(demo, config.port);
   }
 
   const app = await createApp(runtime);
@@ -26,6 +31,7 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   const logger = app.get(Logger);
   logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');
+  if (banner) process.stdout.write(`${banner}\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

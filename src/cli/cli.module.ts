@@ -10,8 +10,10 @@ import { CLIENT_COMMANDS } from './client.commands';
 import { AuditReader } from '../audit/audit-reader';
 import { AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
+import { DemoSeeder } from '../seeding/demo-seeder';
+import { SeedDemoCommand } from './seed.commands';
 
-const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand];
+const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand, SeedDemoCommand];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
 @Module({})
@@ -26,7 +28,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
       ],
-      providers: [...commands, AuditReader, { provide: CLI_OUTPUT, useValue: output }],
+      providers: [...commands, AuditReader, DemoSeeder, { provide: CLI_OUTPUT, useValue: output }],
     };
   }
 }

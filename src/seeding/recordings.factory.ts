@@ -19,6 +19,19 @@ export interface TemplateRef extends Ref {
   questions: Array<Ref & { text: string; type: string; position: number }>;
 }
 
+export interface Utterance {
+  speaker: string | null;
+  text: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+export interface Participant {
+  display_name: string;
+  email?: string;
+  phone?: string;
+}
+
 export interface RecordingOptions {
   owner: UserRef;
   title?: string;
@@ -39,6 +52,13 @@ export interface RecordingOptions {
   enablement?: { speakers: UserRef[]; meetingType?: string | null; nextSteps?: string | null; othersSeconds?: number | null };
   skillScores?: Array<{ user: UserRef; skill: Ref; score: number }>;
   botHistory?: Array<{ code: string | null; subcode: string | null; occurred_at: string }>;
+  /** External participants; one generic customer by default. */
+  participants?: Participant[];
+  customerQuestions?: Array<{ question: string; category: string }>;
+  /** The transcript's utterances (both variants); two short lines by default. */
+  utterances?: Utterance[];
+  /** Answers to the template's questions, by position; `Resposta <n>` by default. */
+  answers?: string[];
 }
 
 /**
@@ -114,11 +134,16 @@ export class RecordingsFactory extends TenantFactory {
       owner_id: o.owner.id,
       template_id: o.template?.id ?? null,
       participants: JSON.stringify(
-        kind === 'meeting'
-          ? [{ display_name: 'Cliente Externo', email: `cliente.${token()}@cliente.com.br`, kind: 'external' }]
-          : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678', kind: 'external' }],
+        (
+          o.participants ??
+          (kind === 'meeting'
+            ? [{ display_name: 'Cliente Externo', email: `cliente.${token()}@cliente.com.br` }]
+            : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678' }])
+        ).map((p) => ({ ...p, kind: 'external' })),
       ),
-      customer_questions: JSON.stringify([{ question: 'Qual é o prazo de implantação?', category: 'implementation' }]),
+      customer_questions: JSON.stringify(
+        o.customerQuestions ?? [{ question: 'Qual é o prazo de implantação?', category: 'implementation' }],
+      ),
       bot_history:
         kind === 'meeting'
           ? JSON.stringify(o.botHistory ?? [{ code: 'joined', subcode: null, occurred_at: meetingAt.toISOString() }])
@@ -128,8 +153,8 @@ export class RecordingsFactory extends TenantFactory {
     });
     const id = recording.id;
     if (completed) {
-      await this.transcriptVariant(id, 'original', `original ${token()}`);
-      if (transcript === 'enhanced') await this.transcriptVariant(id, 'enhanced', `enhanced ${token()}`);
+      await this.transcriptVariant(id, 'original', o.utterances ?? defaultUtterances(`original ${token()}`));
+      if (transcript === 'enhanced') await this.transcriptVariant(id, 'enhanced', o.utterances ?? defaultUtterances(`enhanced ${token()}`));
     }
     const evaluation = o.evaluation ?? 'none';
     if (evaluation !== 'none') {
@@ -141,7 +166,8 @@ export class RecordingsFactory extends TenantFactory {
       });
     }
     for (const q of o.template?.questions ?? []) {
-      await this.insert('recording_answers', 'answer', { recording_id: id, question_id: q.id, answer: `Resposta ${q.position}` });
+      const answer = o.answers?.[q.position - 1] ?? `Resposta ${q.position}`;
+      await this.insert('recording_answers', 'answer', { recording_id: id, question_id: q.id, answer });
     }
     await this.link('recording_tags', 'recording_id', id, 'tag_id', o.tags);
     await this.link('recording_competitors', 'recording_id', id, 'competitor_id', o.competitors);
@@ -193,11 +219,7 @@ export class RecordingsFactory extends TenantFactory {
     );
   }
 
-  private async transcriptVariant(recordingId: string, variant: 'original' | 'enhanced', text: string): Promise<void> {
-    const utterances = [
-      { speaker: 'Vendedor', text: `Olá! (${text})`, start_ms: 0, end_ms: 1500 },
-      { speaker: null, text: 'Bom dia.', start_ms: 1600, end_ms: 2400 },
-    ];
+  private async transcriptVariant(recordingId: string, variant: 'original' | 'enhanced', utterances: Utterance[]): Promise<void> {
     await this.db.query('INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, $3, $4)', [
       this.companyId,
       recordingId,
@@ -205,4 +227,11 @@ export class RecordingsFactory extends TenantFactory {
       JSON.stringify(utterances),
     ]);
   }
+}
+
+function defaultUtterances(text: string): Utterance[] {
+  return [
+    { speaker: 'Vendedor', text: `Olá! (${text})`, start_ms: 0, end_ms: 1500 },
+    { speaker: null, text: 'Bom dia.', start_ms: 1600, end_ms: 2400 },
+  ];
 }

@@ -283,3 +283,23 @@ describe('admin CLI: audit', () => {
     expect(onlyJson(res.stdout)).toEqual({ error: { code, message: expect.any(String) } });
   });
 });
+
+describe('admin CLI: seeds', () => {
+  let owner: DataSource;
+  beforeAll(async () => {
+    owner = await ownerDataSource();
+  });
+  afterAll(() => owner.destroy());
+
+  it('seed:demo --json prints exactly {company_id, client_id, client_secret} of a new company with data', async () => {
+    const res = await cli('seed:demo', '--json');
+    expect(res.code).toBe(0);
+    const out = onlyJson(res.stdout) as Record<string, string>;
+    expect(Object.keys(out)).toEqual(['company_id', 'client_id', 'client_secret']);
+    expect(out.client_id).toMatch(/^cli_/);
+    expect(out.client_secret).toMatch(/^secret_/);
+    const company = await owner.getRepository(Company).findOneByOrFail({ publicId: out.company_id });
+    const [{ count }] = await owner.query('SELECT count(*)::int AS count FROM recordings WHERE company_id = $1', [company.id]);
+    expect(count).toBeGreaterThanOrEqual(50);
+  }, 60_000);
+});

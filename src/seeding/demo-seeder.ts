@@ -1,0 +1,379 @@
+import { Injectable } from '@nestjs/common';
+import { base, Faker, pt_BR } from '@faker-js/faker';
+import { DataSource, EntityManager } from 'typeorm';
+import { ALL_SCOPES } from '../auth/scopes';
+import { ClientsService } from '../clients/clients.service';
+import { CompaniesService } from '../companies/companies.service';
+import { RecordingKind } from '../recordings/recording-kind';
+import { ConversationsFactory, EmailSpec, MailboxRef } from './conversations.factory';
+import {
+  EVALUATION_STATES,
+  Participant,
+  RecordingsFactory,
+  TemplateRef,
+  TRANSCRIPT_STATES,
+  UserRef,
+  Utterance,
+} from './recordings.factory';
+import { Ref } from './tenant-factory';
+
+/** Fixed: the demo is the same data every time (ids and dates aside). */
+export const DEMO_SEED = 20261122;
+
+export interface DemoCredentials {
+  company_id: string;
+  client_id: string;
+  client_secret: string;
+}
+
+const SELLER_LINES = [
+  'Obrigado pelo tempo hoje, a ideia é entender o cenário de vocês e mostrar como a plataforma pode ajudar.',
+  'Hoje vocês registram as reuniões de forma manual ou já usam alguma ferramenta?',
+  'Quantas pessoas estão no time comercial atualmente?',
+  'Faz sentido a gente olhar juntos o funil do último trimestre?',
+  'A integração com o CRM leva em média duas semanas, com acompanhamento do nosso time de implantação.',
+  'Consigo preparar uma proposta com o plano anual e desconto para quarenta licenças.',
+  'Quem mais participa da decisão além de você?',
+  'Posso agendar uma demonstração técnica com a equipe de TI na próxima terça?',
+  'O contrato inclui suporte em português e treinamento para os gestores.',
+  'Vou enviar o material por e-mail ainda hoje, junto com o cronograma de implantação.',
+  'Qual seria o prazo ideal para começar a usar?',
+  'Entendi. E hoje qual é a maior dificuldade na gestão do time?',
+];
+
+const CUSTOMER_LINES = [
+  'Hoje a gente usa planilha e muita coisa se perde entre uma reunião e outra.',
+  'Somos doze vendedores, mas a meta é chegar a vinte até o fim do ano.',
+  'A nossa maior preocupação é a segurança dos dados dos clientes.',
+  'Preciso validar o orçamento com o financeiro antes de avançar.',
+  'Vocês já atendem empresas do setor de logística?',
+  'O concorrente ofereceu um preço menor, mas sem a parte de avaliação automática.',
+  'Faz sentido, pode mandar a proposta que eu apresento para a diretoria.',
+  'A implantação precisa estar pronta antes do início do próximo trimestre.',
+  'Como funciona o treinamento para os novos vendedores?',
+  'Perfeito, terça às dez funciona para nós.',
+  'E a integração com o nosso ERP, é possível?',
+  'Gostei bastante da parte de transcrição das ligações.',
+];
+
+const QUESTIONS: Array<{ text: string; type: string; answers: string[] }> = [
+  {
+    text: 'Qual é a principal dor do cliente?',
+    type: 'text',
+    answers: ['Perda de informação entre reuniões', 'Baixa previsibilidade do funil'],
+  },
+  { text: 'Qual plano foi apresentado?', type: 'option', answers: ['Enterprise', 'Profissional'] },
+  { text: 'Quais produtos interessam?', type: 'multi_select', answers: ['Gravação, Transcrição', 'Avaliação, Integração CRM'] },
+  { text: 'O decisor participou?', type: 'boolean', answers: ['Sim', 'Não'] },
+  { text: 'Quantas licenças?', type: 'number', answers: ['40', '12'] },
+];
+
+const MEETING_TYPES = ['qualification', 'negotiation', 'proposal', 'closing', 'technical_meeting', 'questions_clarifications'];
+
+/**
+ * `seed:demo`: a new company with realistic Brazilian B2B sales data in every documented
+ * state, and an API client holding every scope. Content comes from faker (pt-BR) with a
+ * fixed seed, written through the same factories the tests use, in one transaction.
+ */
+@Injectable()
+export class DemoSeeder {
+  constructor(
+    private readonly db: DataSource,
+    private readonly companies: CompaniesService,
+    private readonly clients: ClientsService,
+  ) {}
+
+  async seed(now = new Date()): Promise<DemoCredentials> {
+    const faker = new Faker({ locale: [pt_BR, base], seed: DEMO_SEED });
+    const company = await this.companies.create('Acme Comércio e Serviços Ltda', true);
+    await this.db.transaction((manager) => new DemoData(manager, company.id, faker, now).build());
+    const client = await this.clients.create({
+      company: company.publicId,
+      name: 'Demo integration',
+      scopes: ALL_SCOPES.join(' '),
+    });
+    return { company_id: company.publicId, client_id: client.client_id, client_secret: client.client_secret };
+  }
+}
+
+/** One demo company's rows. */
+class DemoData {
+  private readonly people: RecordingsFactory;
+  private readonly conversations: ConversationsFactory;
+  private readonly domain = 'acme.com.br';
+
+  constructor(
+    manager: EntityManager,
+    companyId: string,
+    private readonly faker: Faker,
+    private readonly now: Date,
+  ) {
+    this.people = new RecordingsFactory(manager, companyId);
+    this.conversations = new ConversationsFactory(manager, companyId);
+  }
+
+  async build(): Promise<void> {
+    const f = this.faker;
+    const sellers: UserRef[] = [];
+    for (let i = 0; i < 6; i++) {
+      const first = f.person.firstName();
+      const last = f.person.lastName();
+      const email = `${slug(first)}.${slug(last)}${i}@${this.domain}`;
+      sellers.push(await this.people.user({ name: `${first} ${last}`, email }));
+    }
+    const teams = [
+      await this.people.team('Vendas Inbound'),
+      await this.people.team('Vendas Enterprise'),
+      await this.people.team('Customer Success'),
+    ];
+    const roles = ['participant', 'leadership', 'observer'] as const;
+    for (const [i, seller] of sellers.entries()) {
+      await this.people.membership(seller, teams[i % 3], roles[i % 3], true);
+      if (i % 2 === 0) await this.people.membership(seller, teams[(i + 1) % 3], roles[(i + 1) % 3], false);
+    }
+
+    const accounts: Array<Ref & { domain: string }> = [];
+    for (let i = 0; i < 6; i++) {
+      const domain = `${slug(f.company.name()).slice(0, 24)}.com.br`;
+      accounts.push({ ...(await this.people.account(domain, i === 5 ? null : cnpj(f, i))), domain });
+    }
+    const tags = [];
+    for (const name of ['prioridade', 'renovação', 'upsell', 'inbound']) tags.push(await this.people.tag(name));
+    const competitors = [
+      await this.people.competitor('Gong'),
+      await this.people.competitor('Chorus'),
+      await this.people.competitor('Planilhas'),
+    ];
+    const skills = [
+      await this.people.skill('Descoberta'),
+      await this.people.skill('Contorno de objeções'),
+      await this.people.skill('Fechamento'),
+    ];
+    const template = await this.people.template(
+      QUESTIONS.map(({ text, type }) => ({ text, type })),
+      'Roteiro de qualificação BANT',
+    );
+
+    await this.recordings('meeting', sellers, { accounts, tags, competitors, skills, template });
+    await this.recordings('call', sellers, { accounts, tags, competitors, skills, template });
+    await this.emails(sellers, accounts);
+    await this.chats(sellers, accounts);
+  }
+
+  /** Every transcript state crossed with every evaluation state, and the other states spread over them. */
+  private async recordings(
+    kind: RecordingKind,
+    sellers: UserRef[],
+    refs: { accounts: Array<Ref & { domain: string }>; tags: Ref[]; competitors: Ref[]; skills: Ref[]; template: TemplateRef },
+  ): Promise<void> {
+    const f = this.faker;
+    let i = 0;
+    for (const transcript of TRANSCRIPT_STATES) {
+      for (const evaluation of EVALUATION_STATES) {
+        const owner = sellers[i % sellers.length];
+        const customer = f.person.fullName();
+        const account = refs.accounts[i % refs.accounts.length];
+        const meetingAt = new Date(this.now.getTime() - (i * 29 + 7) * 3_600_000);
+        const durationSeconds = 300 + ((i * 397) % 3300);
+        const withTemplate = i % 3 !== 2;
+        await this.people.recording(kind, {
+          owner,
+          title: `${kind === 'meeting' ? 'Reunião' : 'Ligação'} ${MEETING_LABELS[i % MEETING_LABELS.length]} — ${f.company.name()}`,
+          mediaType: kind === 'call' ? 'audio' : i % 4 === 3 ? 'audio' : 'video',
+          audience: i % 5 === 4 ? 'internal' : 'external',
+          meetingAt,
+          createdAt: new Date(meetingAt.getTime() + (durationSeconds + 120) * 1000),
+          durationSeconds,
+          noShow: i % 7 === 6,
+          transcript,
+          evaluation,
+          template: withTemplate ? refs.template : undefined,
+          answers: QUESTIONS.map((q) => q.answers[i % 2]),
+          tags: i % 4 === 3 ? [] : refs.tags.filter((_, t) => (i + t) % 3 === 0),
+          competitors: i % 2 ? [refs.competitors[i % refs.competitors.length]] : [],
+          accounts: i % 4 === 0 ? [account, refs.accounts[(i + 1) % refs.accounts.length]] : [account],
+          enablement:
+            i % 3 === 0
+              ? undefined
+              : {
+                  speakers: [owner, sellers[(i + 1) % sellers.length]],
+                  meetingType: i % 5 === 0 ? null : MEETING_TYPES[i % MEETING_TYPES.length],
+                  nextSteps: 'Enviar proposta comercial e agendar demonstração técnica com TI.',
+                  othersSeconds: Math.floor(durationSeconds / 3),
+                },
+          skillScores: i % 2 === 0 ? refs.skills.map((skill, s) => ({ user: owner, skill, score: 55 + ((i * 7 + s * 13) % 45) })) : [],
+          botHistory: [
+            { code: 'joining_call', subcode: null, occurred_at: meetingAt.toISOString() },
+            i % 7 === 6
+              ? {
+                  code: 'call_ended',
+                  subcode: 'timeout_exceeded_waiting_room',
+                  occurred_at: new Date(meetingAt.getTime() + 900_000).toISOString(),
+                }
+              : { code: 'in_call_recording', subcode: null, occurred_at: new Date(meetingAt.getTime() + 60_000).toISOString() },
+          ],
+          participants: this.participants(kind, customer, account),
+          customerQuestions: [
+            { question: 'Qual é o prazo de implantação?', category: 'implementation' },
+            { question: 'O preço inclui treinamento?', category: 'pricing' },
+          ].slice(0, 1 + (i % 2)),
+          utterances:
+            transcript === 'original' || transcript === 'enhanced' ? this.transcript(owner.name, customer, durationSeconds, i) : undefined,
+        });
+        i++;
+      }
+    }
+  }
+
+  private participants(kind: RecordingKind, customer: string, account: { domain: string }): Participant[] {
+    const f = this.faker;
+    const domain = account.domain;
+    const person = (name: string): Participant =>
+      kind === 'meeting' ? { display_name: name, email: `${slug(name).split('.')[0]}@${domain}` } : { display_name: name, phone: phone(f) };
+    return kind === 'meeting' ? [person(customer), person(f.person.fullName())] : [person(customer)];
+  }
+
+  /** A sales conversation of tens to hundreds of utterances, alternating speakers, with timings. */
+  private transcript(seller: string, customer: string, durationSeconds: number, index: number): Utterance[] {
+    const count = 20 + ((index * 37) % 280);
+    const step = Math.max(1500, Math.floor((durationSeconds * 1000) / count));
+    const utterances: Utterance[] = [];
+    for (let n = 0; n < count; n++) {
+      const sellerSpeaks = n % 2 === 0;
+      const lines = sellerSpeaks ? SELLER_LINES : CUSTOMER_LINES;
+      const start = n * step;
+      utterances.push({
+        // Now and then diarization cannot tell who spoke.
+        speaker: n % 17 === 16 ? null : sellerSpeaks ? seller : customer,
+        text: lines[(n * 5 + index) % lines.length],
+        start_ms: start,
+        end_ms: start + step - 200,
+      });
+    }
+    return utterances;
+  }
+
+  private async emails(sellers: UserRef[], accounts: Ref[]): Promise<void> {
+    const f = this.faker;
+    const mailboxes: MailboxRef[] = [];
+    for (const seller of sellers.slice(0, 3)) mailboxes.push(await this.conversations.mailbox(seller));
+    mailboxes.push(await this.conversations.mailbox(null, `comercial@${this.domain}`));
+
+    for (let t = 0; t < 8; t++) {
+      const mailbox = mailboxes[t % mailboxes.length];
+      const contactName = f.person.fullName();
+      const contact = { address: `${slug(contactName)}@${slug(f.company.name()).slice(0, 20)}.com.br`, name: contactName, internal: false };
+      const self = { address: mailbox.address, name: null, internal: true };
+      const subject = `${['Proposta comercial', 'Contrato', 'Dúvidas sobre a implantação', 'Agenda da demonstração'][t % 4]} — ${f.company.name()}`;
+      const start = new Date(this.now.getTime() - (t * 31 + 5) * 3_600_000);
+      let root: string | null = null;
+      const length = 2 + (t % 5);
+      for (let m = 0; m < length; m++) {
+        const outbound = (m + t) % 2 === 0;
+        const spec: EmailSpec = {
+          mailbox,
+          subject: m === 0 ? subject : `Re: ${subject}`,
+          sentAt: new Date(start.getTime() + m * 47 * 60_000),
+          direction: outbound ? 'outbound' : 'inbound',
+          references: root,
+          inReplyTo: root,
+          from: outbound ? self : contact,
+          to: [outbound ? contact : self],
+          cc: m === 1 ? [{ address: `financeiro@${this.domain}`, name: 'Financeiro', internal: true }] : [],
+          body: outbound
+            ? `Olá ${contactName.split(' ')[0]},\n\n${SELLER_LINES[(t + m) % SELLER_LINES.length]}\n\nAbraços`
+            : `Oi,\n\n${CUSTOMER_LINES[(t + m) % CUSTOMER_LINES.length]}\n\nAtt.`,
+          attachments:
+            m === 0 && t % 2 === 0 ? [{ filename: 'Proposta_Acme_2026.pdf', mime_type: 'application/pdf', size_bytes: 248_133 + t }] : [],
+        };
+        const sent = await this.conversations.email(spec);
+        root ??= sent.messageId;
+        if (m === 0) await this.conversations.emailAccounts(sent.conversation, [accounts[t % accounts.length]]);
+        // The first thread was also captured by a second seller's mailbox: one conversation, two mailboxes.
+        if (t === 0) await this.conversations.email({ ...spec, mailbox: mailboxes[1], messageId: sent.messageId });
+      }
+    }
+  }
+
+  private async chats(sellers: UserRef[], accounts: Ref[]): Promise<void> {
+    const f = this.faker;
+    for (let c = 0; c < 6; c++) {
+      const seller = sellers[c % sellers.length];
+      const isGroup = c === 4;
+      const contactName = isGroup ? `Projeto ${f.company.name()}` : f.person.fullName();
+      const start = new Date(this.now.getTime() - (c * 23 + 3) * 3_600_000);
+      const at = (m: number) => new Date(start.getTime() + m * 4 * 60_000);
+      const chat = await this.conversations.chat({
+        seller,
+        sellerPhone: phone(f),
+        isGroup,
+        contact: { phone: isGroup ? null : phone(f), name: contactName },
+        accounts: [accounts[(c + 2) % accounts.length]],
+        messages: Array.from({ length: 8 + c * 2 }, (_, m) => {
+          const outbound = m % 2 === 1;
+          return {
+            sentAt: at(m),
+            direction: outbound ? ('outbound' as const) : ('inbound' as const),
+            authorName: outbound ? seller.name : contactName,
+            text: (outbound ? SELLER_LINES : CUSTOMER_LINES)[(m + c) % 12],
+          };
+        }),
+      });
+      const extra = chat.messages.length;
+      await this.conversations.chatMessage(chat, {
+        sentAt: at(extra),
+        direction: 'inbound',
+        type: 'audio',
+        text: null,
+        media: { file_name: null, mime_type: 'audio/ogg', size_bytes: 48_210 + c },
+        transcription: 'Oi, tudo bem? Consegui falar com o financeiro e a proposta foi aprovada.',
+      });
+      await this.conversations.chatMessage(chat, {
+        sentAt: at(extra + 1),
+        direction: 'outbound',
+        type: 'document',
+        text: 'Segue o contrato para assinatura.',
+        media: { file_name: 'Contrato_Acme.pdf', mime_type: 'application/pdf', size_bytes: 182_004 + c },
+      });
+      await this.conversations.chatMessage(chat, {
+        sentAt: at(extra + 2),
+        direction: 'inbound',
+        type: 'image',
+        text: null,
+        media: { file_name: 'print.jpg', mime_type: 'image/jpeg', size_bytes: 92_551 + c },
+      });
+      await this.conversations.editChatMessage(chat.messages[1], 'Bom dia! Corrigindo: a reunião é na terça às 10h.', at(2));
+      await this.conversations.deleteChatMessage(chat.messages[2], 'revoked_for_everyone', at(3));
+      if (c === 5) await this.conversations.deleteChat(chat, 'deleted_by_seller', at(extra + 3));
+    }
+  }
+}
+
+const MEETING_LABELS = ['de descoberta', 'de demonstração', 'de proposta', 'de negociação', 'de alinhamento', 'técnica'];
+
+function slug(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '.')
+    .replace(/^\.|\.$/g, '');
+}
+
+/** Brazilian mobile numbers, formatted as people write them. */
+function phone(f: Faker): string {
+  return `+55 ${f.helpers.arrayElement(['11', '21', '31', '41', '51', '61', '71', '81'])} 9${f.string.numeric(4)}-${f.string.numeric(4)}`;
+}
+
+/** CNPJs as companies record them: formatted, digits only, or with stray spacing. */
+function cnpj(f: Faker, variant: number): string {
+  const d = f.string.numeric(12) + f.string.numeric(2);
+  const formats = [
+    `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`,
+    d,
+    `${d.slice(0, 2)}${d.slice(2, 5)}${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`,
+    `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)} ${d.slice(8, 12)} ${d.slice(12)}`,
+    `${d.slice(0, 8)}-${d.slice(8)}`,
+  ];
+  return formats[variant % formats.length];
+}
