@@ -11,9 +11,10 @@ import { AuditReader } from '../audit/audit-reader';
 import { AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 import { DemoSeeder } from '../seeding/demo-seeder';
-import { SeedDemoCommand } from './seed.commands';
+import { SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
+import { VolumeSeeder } from '../seeding/volume-seeder';
 
-const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand, SeedDemoCommand];
+const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand, SeedDemoCommand, SeedVolumeCommand];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
 @Module({})
@@ -28,7 +29,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
       ],
-      providers: [...commands, AuditReader, DemoSeeder, { provide: CLI_OUTPUT, useValue: output }],
+      providers: [...commands, AuditReader, DemoSeeder, VolumeSeeder, { provide: CLI_OUTPUT, useValue: output }],
     };
   }
 }
