@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { ALL_SCOPES } from '../../src/auth/scopes';
 import { CompaniesRepository } from '../../src/companies/companies.repository';
 import { CompaniesService } from '../../src/companies/companies.service';
 import { VolumeSeeder } from '../../src/seeding/volume-seeder';
@@ -27,20 +28,7 @@ describe('seed:volume, read back through the API', () => {
       progress.push(p),
     );
     expect(result).toMatchObject({ company_id: company.publicId, meetings: 120, calls: 80, emails: 30, chats: 20, messages: 200 });
-    token = await tokenFor(
-      http,
-      await createClient(db, company, {
-        scopes: [
-          'meetings.read',
-          'calls.read',
-          'transcriptions.read',
-          'emails.read',
-          'emails.content.read',
-          'chat.read',
-          'chat.content.read',
-        ],
-      }),
-    );
+    token = await tokenFor(http, await createClient(db, company, { scopes: [...ALL_SCOPES] }));
   }, 60_000);
   afterAll(() => Promise.all([db.destroy(), app.close()]));
 
