@@ -69,7 +69,7 @@ export class RateLimiter {
 
   /** The counters `policy` charges for `req`, with the limit and window (ms) the throttler resolved. */
   demands(policy: RateLimitPolicyName, req: Request, limit: number, windowMs: number): PolicyDemand[] {
-    return this.partitions(policy, req).map((partition) => ({ policy, key: `rl:${policy}:${partition}`, limit, windowMs }));
+    return this.partitions(policy, req).map((partition) => ({ policy, key: counterKey(policy, partition), limit, windowMs }));
   }
 
   /** Counts the request on every demand, or on none when one is at its limit. A store failure is 503. */
@@ -92,7 +92,7 @@ export class RateLimiter {
     const wanted = RATE_LIMIT_POLICIES.map((policy) => {
       const { limit, windowSeconds } = this.quotas[policy];
       const partition = policy === 'token' ? `client:${principal.clientId}` : this.principalPartition(policy, principal);
-      return { policy, key: `rl:${policy}:${partition}`, limit, windowMs: windowSeconds * 1000 };
+      return { policy, key: counterKey(policy, partition), limit, windowMs: windowSeconds * 1000 };
     });
     const unknown = wanted.filter((d) => !known.has(d.key));
     const read = unknown.length ? await this.reach(() => this.store.peek(unknown)) : [];
@@ -163,6 +163,11 @@ export class RateLimiter {
       throw new ApiError('SERVICE_UNAVAILABLE', UNAVAILABLE);
     }
   }
+}
+
+/** The store key of a policy's counter for one partition. */
+function counterKey(policy: RateLimitPolicyName, partition: string): string {
+  return `rl:${policy}:${partition}`;
 }
 
 function inHeaderOrder(policies: readonly RateLimitPolicyName[]): RateLimitPolicyName[] {

@@ -2,8 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { base, Faker, pt_BR } from '@faker-js/faker';
 import { DataSource, EntityManager } from 'typeorm';
 import { ALL_SCOPES } from '../auth/scopes';
+import { ClientsRepository } from '../clients/clients.repository';
 import { ClientsService } from '../clients/clients.service';
+import { CompaniesRepository } from '../companies/companies.repository';
 import { CompaniesService } from '../companies/companies.service';
+import { AppConfig } from '../config/app-config';
 import { RecordingKind } from '../recordings/recording-kind';
 import { ConversationsFactory, EmailSpec, MailboxRef } from './conversations.factory';
 import {
@@ -82,6 +85,12 @@ export class DemoSeeder {
     private readonly companies: CompaniesService,
     private readonly clients: ClientsService,
   ) {}
+
+  /** Outside Nest (first start, tests): the same services over a schema-owner connection. */
+  static over(db: DataSource, config: AppConfig): DemoSeeder {
+    const companies = new CompaniesService(new CompaniesRepository(db));
+    return new DemoSeeder(db, companies, new ClientsService(new ClientsRepository(db), companies, config));
+  }
 
   async seed(now = new Date()): Promise<DemoCredentials> {
     const faker = new Faker({ locale: [pt_BR, base], seed: DEMO_SEED });

@@ -1,8 +1,4 @@
 import { DataSource } from 'typeorm';
-import { ClientsRepository } from '../clients/clients.repository';
-import { ClientsService } from '../clients/clients.service';
-import { CompaniesRepository } from '../companies/companies.repository';
-import { CompaniesService } from '../companies/companies.service';
 import { AppConfig } from '../config/app-config';
 import { dataSourceOptions } from '../database/data-source-options';
 import { DemoCredentials, DemoSeeder } from './demo-seeder';
@@ -17,8 +13,7 @@ export async function seedDemoOnFirstStart(ownerUrl: string, config: AppConfig):
   try {
     const [{ empty }] = await db.query('SELECT NOT EXISTS (SELECT 1 FROM companies) AS empty');
     if (!empty) return undefined;
-    const companies = new CompaniesService(new CompaniesRepository(db));
-    return await new DemoSeeder(db, companies, new ClientsService(new ClientsRepository(db), companies, config)).seed();
+    return await DemoSeeder.over(db, config).seed();
   } finally {
     await db.destroy();
   }

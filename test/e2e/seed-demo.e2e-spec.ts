@@ -2,10 +2,6 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ALL_SCOPES } from '../../src/auth/scopes';
-import { ClientsRepository } from '../../src/clients/clients.repository';
-import { ClientsService } from '../../src/clients/clients.service';
-import { CompaniesRepository } from '../../src/companies/companies.repository';
-import { CompaniesService } from '../../src/companies/companies.service';
 import { loadConfig } from '../../src/config/app-config';
 import { DemoCredentials, DemoSeeder } from '../../src/seeding/demo-seeder';
 import { tokenFor } from '../support/credentials';
@@ -44,13 +40,7 @@ describe('seed:demo, read back through the API', () => {
     [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
     http = request(app.getHttpServer());
     openapi = await OpenApiResponses.load(http);
-    const companies = new CompaniesService(new CompaniesRepository(db));
-    const seeder = new DemoSeeder(
-      db,
-      companies,
-      new ClientsService(new ClientsRepository(db), companies, loadConfig({ NODE_ENV: 'test' })),
-    );
-    demo = await seeder.seed();
+    demo = await DemoSeeder.over(db, loadConfig({ NODE_ENV: 'test' })).seed();
     token = await tokenFor(http, { clientId: demo.client_id, clientSecret: demo.client_secret, scopes: [] });
   }, 60_000);
   afterAll(() => Promise.all([db.destroy(), app.close()]));
