@@ -49,7 +49,10 @@ const UTTERANCES = JSON.stringify(
  * `seed:volume`: bulk data for an existing company, generated inside PostgreSQL with
  * `generate_series` in batches of multi-row `INSERT … SELECT` (one statement per batch and
  * table, each batch its own transaction), never one ORM save per row. States are spread by
- * modulo over the row number, so every filter and state has its share.
+ * modulo over the row number, so every filter and state has its share. Owners take turns by
+ * blocks of five rows (a plain modulo of 20 would share its factors with the states' moduli
+ * and give some owners only internal or only audio records), and every row draws its own
+ * instant (in a subquery: an uncorrelated LATERAL would be evaluated once per statement).
  */
 @Injectable()
 export class VolumeSeeder {
@@ -143,7 +146,7 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
          CASE WHEN $3 = 'meeting' THEN 'Reunião ' ELSE 'Ligação ' END || g,
          CASE WHEN $3 = 'call' OR g % 4 = 0 THEN 'audio' ELSE 'video' END,
          CASE WHEN g % 5 = 0 THEN 'internal' ELSE 'external' END,
-         at, 300 + g % 3300, g % 23 = 0, ($4::bigint[])[1 + g % cardinality($4::bigint[])],
+         at, 300 + g % 3300, g % 23 = 0, ($4::bigint[])[1 + (g / 5) % cardinality($4::bigint[])],
          CASE WHEN g % 3 = 0 THEN NULL ELSE $5::bigint END,
          CASE WHEN $3 = 'meeting'
            THEN jsonb_build_array(jsonb_build_object('display_name', 'Cliente ' || g, 'email', 'cliente' || g || '@cliente.com.br', 'kind', 'external'))
@@ -152,8 +155,7 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
          CASE WHEN $3 = 'meeting' THEN jsonb_build_array(jsonb_build_object('code', 'joining_call', 'subcode', NULL, 'occurred_at', at)) END,
          (ARRAY['completed', 'completed', 'processing', 'not_started', 'failed'])[1 + g % 5],
          at + interval '1 hour', at + interval '1 hour'
-       FROM generate_series(1, $6::int) g,
-         LATERAL (SELECT now() - (random() * interval '730 days') AS at) t
+       FROM (SELECT g, now() - random() * interval '730 days' AS at FROM generate_series(1, $6::int) g) t
        RETURNING id, template_id, transcript_status, owner_id
      ), numbered AS (
        SELECT r.*, row_number() OVER () AS n FROM r
@@ -224,7 +226,7 @@ async function conversationsBatch(
            INSERT INTO email_conversations (public_id, company_id, thread_key, subject, first_message_at, last_message_at, last_message_direction)
            SELECT 'eml_' || substr(md5(random()::text || clock_timestamp()::text || g::text), 1, 22), $1,
              md5(random()::text || clock_timestamp()::text || g::text) || '@volume', 'Proposta comercial ' || g, at, at, 'outbound'
-           FROM generate_series(1, $2::int) g, LATERAL (SELECT now() - (random() * interval '365 days') AS at) t
+           FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
            RETURNING id, first_message_at AS at, subject
          ), mailboxes AS (
            INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) SELECT $1, id, $4 FROM c
@@ -250,7 +252,7 @@ async function conversationsBatch(
            SELECT 'wa_' || substr(md5(random()::text || clock_timestamp()::text || g::text), 1, 22), $1, 'chat_web',
              md5(random()::text || clock_timestamp()::text || g::text), false, '+55 11 9' || lpad((g % 100000000)::text, 8, '0'),
              'Contato ' || g, ($5::bigint[])[1 + g % cardinality($5::bigint[])], '+55 11 90000-0000', at, at, 'inbound'
-           FROM generate_series(1, $2::int) g, LATERAL (SELECT now() - (random() * interval '365 days') AS at) t
+           FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
            RETURNING id, first_message_at AS at, contact_phone, contact_name
          ), accounts AS (
            INSERT INTO chat_conversation_accounts (company_id, conversation_id, account_id)

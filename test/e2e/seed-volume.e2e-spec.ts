@@ -63,6 +63,25 @@ describe('seed:volume, read back through the API', () => {
     expect(transcript.body.data.utterances.length).toBeGreaterThan(0);
   });
 
+  it('spreads instants over time and gives every owner both audiences and both media, so filters select real shares', async () => {
+    const { records } = await traverse(get, '/v1/meetings', [100]);
+    // Each record draws its own instant (not one per batch).
+    expect(new Set(records.map((r) => r.meeting_at)).size).toBe(records.length);
+    expect(new Set(records.map((r) => r.created_at)).size).toBe(records.length);
+    const byOwner = new Map<string, Set<string>>();
+    for (const r of records) byOwner.set(r.owner.email, (byOwner.get(r.owner.email) ?? new Set<string>()).add(r.audience).add(r.type));
+    expect(byOwner.size).toBe(20);
+    for (const seen of byOwner.values()) expect([...seen].sort()).toEqual(['audio', 'external', 'internal', 'video']);
+    // One owner, an audience and a time bound select some records: not all, not none.
+    const [email] = byOwner.keys();
+    const median = records.map((r) => r.meeting_at as string).sort()[Math.floor(records.length / 2)];
+    const query = new URLSearchParams({ owner_email: email, audience: 'external', meeting_after: median });
+    const filtered = (await get(`/v1/meetings?limit=100&${query.toString()}`).expect(200)).body.data as typeof records;
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.length).toBeLessThan(records.length / 20);
+    expect(filtered.every((r) => r.owner.email === email && r.audience === 'external' && r.meeting_at > median)).toBe(true);
+  });
+
   it('gives every conversation its messages, in order, with derived activity', async () => {
     const emails = (await get('/v1/emails?limit=100').expect(200)).body.data;
     expect(emails.every((c: { message_count: number }) => c.message_count === 4)).toBe(true);

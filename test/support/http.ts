@@ -7,6 +7,10 @@ export function expectError(res: request.Response, status: number, code: string)
   expect(res.headers['cache-control']).toBe('no-store');
 }
 
+/** A record of a list as the API returned it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ListedRecord = Record<string, any>;
+
 /**
  * Every item of a keyset list, following `next_cursor` until `has_more` is false, with the
  * page size cycling through `limits`. Checks each page's pagination object on the way;
@@ -17,8 +21,8 @@ export async function traverse(
   url: string,
   limits: number[],
   between: (page: number) => Promise<void> = async () => undefined,
-): Promise<{ ids: string[]; pages: number }> {
-  const ids: string[] = [];
+): Promise<{ ids: string[]; pages: number; records: ListedRecord[] }> {
+  const records: ListedRecord[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
@@ -28,9 +32,9 @@ export async function traverse(
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
     expect(res.body.pagination.limit).toBe(limit);
     expect(res.body.pagination.next_cursor === null).toBe(!res.body.pagination.has_more);
-    ids.push(...res.body.data.map((r: { id: string }) => r.id));
+    records.push(...res.body.data);
     cursor = res.body.pagination.next_cursor;
     await between(pages++);
   } while (cursor);
-  return { ids, pages };
+  return { ids: records.map((r) => r.id as string), pages, records };
 }
