@@ -1,4 +1,3 @@
-import { EntityManager } from 'typeorm';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
 import { iso, micros, Params } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
@@ -20,7 +19,7 @@ export interface MessageRowBase {
  * serves the order, the cursor and both filters, which are ranges on the order itself.
  */
 export function conversationsPage<C>(
-  manager: EntityManager,
+  tenant: TenantTransaction,
   select: string,
   companyId: string,
   query: ListConversationsQuery,
@@ -32,7 +31,7 @@ export function conversationsPage<C>(
   if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
   if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
   if (after) where.push(p.after('c.last_message_at', 'c.id', after));
-  return manager.query(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id LIMIT ${p.add(take)}`, p.values);
+  return tenant.query<C>(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id LIMIT ${p.add(take)}`, p.values);
 }
 
 /**
@@ -42,7 +41,7 @@ export function conversationsPage<C>(
  * empty (an empty page).
  */
 export async function messagesPage<M extends MessageRowBase>(
-  manager: EntityManager,
+  tenant: TenantTransaction,
   tables: Pick<ConversationTables, 'conversations' | 'messages' | 'messageColumns'>,
   companyId: string,
   conversationPublicId: string,
@@ -53,7 +52,7 @@ export async function messagesPage<M extends MessageRowBase>(
   const company = p.add(companyId);
   const conversation = p.add(conversationPublicId);
   const keyset = after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '';
-  const rows: Array<M | { id: null }> = await manager.query(
+  const rows = await tenant.query<M | { id: null }>(
     `SELECT page.*, c.public_id AS conversation_public_id
      FROM ${tables.conversations} c
      LEFT JOIN LATERAL (
@@ -90,11 +89,11 @@ export abstract class ConversationReads<C extends PositionedRow, M extends Messa
   ) {}
 
   listPage(companyId: string, query: ListConversationsQuery, after: TimeIdPosition | null, take: number): Promise<C[]> {
-    return conversationsPage(this.tenant.manager, this.tables.select, companyId, query, after, take);
+    return conversationsPage(this.tenant, this.tables.select, companyId, query, after, take);
   }
 
   async findOne(companyId: string, publicId: string): Promise<C | null> {
-    const [row] = await this.tenant.manager.query(`${this.tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [
+    const [row] = await this.tenant.query<C>(`${this.tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [
       companyId,
       publicId,
     ]);
@@ -102,6 +101,6 @@ export abstract class ConversationReads<C extends PositionedRow, M extends Messa
   }
 
   messagesPage(companyId: string, conversationPublicId: string, after: TimeIdPosition | null, take: number): Promise<M[] | null> {
-    return messagesPage<M>(this.tenant.manager, this.tables, companyId, conversationPublicId, after, take);
+    return messagesPage<M>(this.tenant, this.tables, companyId, conversationPublicId, after, take);
   }
 }

@@ -56,7 +56,8 @@ async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   return mod.default;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (for an embedded cluster, a test server, a bench service). */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();

@@ -145,11 +145,11 @@ export class RecordingsRepository {
     }
     if (after) where.push(p.after('r.created_at', 'r.id', after));
     const sql = `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${p.add(take)}`;
-    return this.tenant.manager.query(sql, p.values);
+    return this.tenant.query<RecordingRow>(sql, p.values);
   }
 
   async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingRow | null> {
-    const [row] = await this.tenant.manager.query(`${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`, [
+    const [row] = await this.tenant.query<RecordingRow>(`${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`, [
       companyId,
       kind,
       publicId,
@@ -158,7 +158,7 @@ export class RecordingsRepository {
   }
 
   async findEvaluation(companyId: string, kind: RecordingKind, publicId: string): Promise<EvaluationRow | null> {
-    const [row] = await this.tenant.manager.query(
+    const [row] = await this.tenant.query<EvaluationRow>(
       `SELECT r.public_id, ev.public_id AS evaluation_id, ev.status, ev.score, ev.justification,
          ${iso('ev.created_at')} AS created_at, ${iso('ev.updated_at')} AS updated_at
        FROM recordings r LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
@@ -170,7 +170,7 @@ export class RecordingsRepository {
 
   /** The answers to the questions of the record's default template, in question order. */
   async findAnswers(companyId: string, kind: RecordingKind, publicId: string): Promise<AnswersRow | null> {
-    const [row] = await this.tenant.manager.query(
+    const [row] = await this.tenant.query<AnswersRow>(
       `SELECT (SELECT coalesce(json_agg(json_build_object(
              'id', a.public_id,
              'question', json_build_object('id', q.public_id, 'text', q.text, 'type', q.type, 'order', q.position),
@@ -185,7 +185,7 @@ export class RecordingsRepository {
 
   /** The transcript to show: the enhanced variant when there is one, else the original. */
   async findTranscript(companyId: string, kind: RecordingKind, publicId: string): Promise<TranscriptRow | null> {
-    const [row] = await this.tenant.manager.query(
+    const [row] = await this.tenant.query<TranscriptRow>(
       `SELECT r.public_id, r.transcript_status, t.variant, t.utterances, ${iso('t.created_at')} AS created_at, ${iso('t.updated_at')} AS updated_at
        FROM recordings r
        LEFT JOIN LATERAL (

@@ -122,7 +122,7 @@ class ProbeController {
   @Get('companies')
   async companies(@Query() _query: NoQuery): Promise<Collection<string>> {
     // Deliberately no company filter: row-level security alone must hide other tenants.
-    const rows: { public_id: string }[] = await this.tenant.manager.query('SELECT public_id FROM companies ORDER BY id');
+    const rows = await this.tenant.query<{ public_id: string }>('SELECT public_id FROM companies ORDER BY id', []);
     return new Collection(rows.map((r) => r.public_id));
   }
 }
@@ -142,7 +142,7 @@ class AuthenticatedProbeController {
   @Authenticated()
   async companies(@Query() _query: NoQuery): Promise<Collection<string>> {
     // No company filter: what the token's tenant transaction lets through is what is seen.
-    const rows: { public_id: string }[] = await this.tenant.manager.query('SELECT public_id FROM companies ORDER BY id');
+    const rows = await this.tenant.query<{ public_id: string }>('SELECT public_id FROM companies ORDER BY id', []);
     return new Collection(rows.map((r) => r.public_id));
   }
 }

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
+import { freePort } from '../../src/database/embedded-postgres';
 
 /** A redis-server this test owns: it can stop, restart, pause and resume it (fault tests). */
 export interface RedisServer {
@@ -28,17 +29,6 @@ export function redisMode(): 'server' | 'url' | 'none' {
 
 export function explainSkip(what: string): void {
   console.warn(`SKIPPED ${what}: no redis-server on the PATH and no REDIS_URL`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function accepting(port: number): Promise<boolean> {

@@ -12,11 +12,11 @@ export interface Principal {
 
 /**
  * Keys of request-scoped state kept in nestjs-cls (rather than in request-scoped providers):
- * the principal, and the entity manager of the request's read-only tenant transaction.
+ * the principal, and the statements of the request's read-only tenant transaction.
  */
 export const CTX = {
   principal: 'principal',
-  tenantManager: 'tenantManager',
+  tenantSql: 'tenantSql',
   /** Who a token request is for, once known: recorded in the audit trail (never the secret). */
   tokenSubject: 'tokenSubject',
   /** The rate-limit verdict of the request, once counted (read by GET /v1/context). */
