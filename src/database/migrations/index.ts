@@ -3,6 +3,7 @@ import { Credentials1763900000000 } from './1763900000000-credentials';
 import { Recordings1764000000000 } from './1764000000000-recordings';
 import { Conversations1764100000000 } from './1764100000000-conversations';
 import { Audit1764200000000 } from './1764200000000-audit';
+import { CredentialLookupsPlpgsql1764300000000 } from './1764300000000-credential-lookups-plpgsql';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Recordings1764000000000,
   Conversations1764100000000,
   Audit1764200000000,
+  CredentialLookupsPlpgsql1764300000000,
 ];
