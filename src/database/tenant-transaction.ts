@@ -44,7 +44,12 @@ export class TenantTransaction {
     const client = (await runner.connect()) as PoolClient;
     try {
       // One round trip: the id is a validated integer, so it is inlined, not interpolated text.
-      await client.query(`BEGIN READ ONLY; SELECT set_config('app.company_id', '${companyId}', true)`);
+      // Generic plans, always: PostgreSQL's own choice kept planning the list query for every
+      // request (4 ms, against 0.05 ms for the cached plan of the same shape), because a
+      // generic plan's estimate for `LIMIT $n` looks costlier than the custom plan's.
+      await client.query(
+        `BEGIN READ ONLY; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`,
+      );
       const sql = new TenantSql(client);
       const result = await this.cls.run({ ifNested: 'inherit' }, () => {
         this.cls.set(CTX.tenantSql, sql);

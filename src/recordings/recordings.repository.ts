@@ -121,7 +121,15 @@ const RECORDING_SELECT = `
 export class RecordingsRepository {
   constructor(private readonly tenant: TenantTransaction) {}
 
-  /** `take` records after `after` in `(created_at, id)` order, matching the filters. */
+  /**
+   * `take` records after `after` in `(created_at, id)` order, matching the filters, in one
+   * statement: an index ending in `(created_at, id)` is walked in order and stops after `take`
+   * matches, and the relations are read for those rows only. With `owner_email` the page's ids
+   * come first: each matching user's records are walked in order through
+   * `(company_id, kind, owner_id, created_at, id)`, at most `take` per user, then the relations
+   * are read for the page; so the cost does not grow with how many records the owner has (a
+   * semi-join on the owner made PostgreSQL sort all of them, with their relations, first).
+   */
   listPage(
     companyId: string,
     kind: RecordingKind,
@@ -130,7 +138,8 @@ export class RecordingsRepository {
     take: number,
   ): Promise<RecordingRow[]> {
     const p = new Params();
-    const where = [`r.company_id = ${p.add(companyId)}`, `r.kind = ${p.add(kind)}`];
+    const company = p.add(companyId);
+    const where = [`r.company_id = ${company}`, `r.kind = ${p.add(kind)}`];
     if (query.created_after) where.push(`r.created_at > ${p.add(query.created_after.iso)}::timestamptz`);
     if (query.created_before) where.push(`r.created_at < ${p.add(query.created_before.iso)}::timestamptz`);
     if (query.meeting_after) where.push(`r.meeting_at > ${p.add(query.meeting_after.iso)}::timestamptz`);
@@ -138,22 +147,30 @@ export class RecordingsRepository {
     if (query.type) where.push(`r.media_type = ${p.add(query.type)}`);
     if (query.audience) where.push(`r.audience = ${p.add(query.audience)}`);
     if (query.has_transcript !== undefined) where.push(`(r.transcript_status = 'completed') = ${p.add(query.has_transcript)}`);
-    if (query.owner_email) {
-      where.push(
-        `r.owner_id IN (SELECT ou.id FROM users ou WHERE ou.company_id = r.company_id AND lower(ou.email) = ${p.add(query.owner_email)})`,
+    if (after) where.push(p.after('r.created_at', 'r.id', after));
+    const limit = p.add(take);
+    if (!query.owner_email) {
+      return this.tenant.query<RecordingRow>(
+        `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${limit}`,
+        p.values,
       );
     }
-    if (after) where.push(p.after('r.created_at', 'r.id', after));
-    const sql = `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${p.add(take)}`;
+    const ids = `SELECT o.id FROM users ou
+      CROSS JOIN LATERAL (
+        SELECT r.id, r.created_at FROM recordings r WHERE ${where.join(' AND ')} AND r.owner_id = ou.id
+        ORDER BY r.created_at, r.id LIMIT ${limit}
+      ) o
+      WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
+      ORDER BY o.created_at, o.id LIMIT ${limit}`;
+    const sql = `${RECORDING_SELECT} WHERE r.company_id = ${company} AND r.id IN (${ids}) ORDER BY r.created_at, r.id`;
     return this.tenant.query<RecordingRow>(sql, p.values);
   }
 
   async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingRow | null> {
-    const [row] = await this.tenant.query<RecordingRow>(`${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`, [
-      companyId,
-      kind,
-      publicId,
-    ]);
+    const [row] = await this.tenant.query<RecordingRow>(
+      `${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
+      [companyId, kind, publicId],
+    );
     return row ?? null;
   }
 

@@ -371,6 +371,20 @@ describe.each(COLLECTIONS)('$path', (c) => {
       expect(await ids(query())).toEqual(pick(...(expected as number[])));
     });
 
+    it('owner_email takes every user with that address, merged in order, page after page', async () => {
+      const u = await tenant();
+      const [a, b] = [await u.factory.user({ email: 'dupla@example.com' }), await u.factory.user({ email: 'Dupla@Example.com' })];
+      const mine = [];
+      for (let i = 0; i < 7; i++) {
+        mine.push(await u.factory.recording(c.kind, { owner: i % 3 === 0 ? b : a, createdAt: at(10 + 2 * i) }));
+        await u.factory.recording(c.kind, { owner: u.owner, createdAt: at(11 + 2 * i) }); // someone else's, in between
+      }
+      for (const limit of [1, 2, 3, 100]) {
+        const { ids: seen } = await traverse((url) => get(u, url), `${c.path}?owner_email=dupla%40example.com`, [limit]);
+        expect(seen).toEqual(mine.map((r) => r.publicId));
+      }
+    });
+
     it.each([
       ['limit=0', 'INVALID_LIMIT'],
       ['limit=101', 'INVALID_LIMIT'],
