@@ -6,7 +6,6 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { prepareRuntime } from './config/runtime';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './health/shutdown-state';
-import { demoBanner, seedDemoOnFirstStart } from './seeding/first-start';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,7 +16,9 @@ async function main(): Promise<void> {
     // The embedded database belongs to this process: keep its schema current on every start.
     const applied = await migrate(runtime.urls);
     if (applied.length) boot.info({ applied }, 'migrations applied');
-    // A newcomer's first start: demo data and a client to try it with.
+    // A newcomer's first start: demo data and a client to try it with. Loaded only here, so a
+    // production process never holds the seeders and faker's locale data (about 30 MB).
+    const { demoBanner, seedDemoOnFirstStart } = await import('./seeding/first-start');
     const demo = await seedDemoOnFirstStart(runtime.urls.owner, config);
     if (demo) banner = demoBanner(demo, config.port);
   }
