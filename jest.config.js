@@ -1,8 +1,8 @@
-/** Three tiers, one run: unit specs beside the code, medium and e2e specs under test/ against a real PostgreSQL. */
+/** Three tiers, one run: unit specs beside the code (src/, bench/), medium and e2e specs under test/ against a real PostgreSQL. */
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
-  testRegex: '(src/.*\\.spec\\.ts|test/.*\\.(e2e|medium)-spec\\.ts)$',
+  testRegex: '((src|bench)/.*\\.spec\\.ts|test/.*\\.(e2e|medium)-spec\\.ts)$',
   transform: { '^.+\\.ts$': 'ts-jest' },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/support/global-setup.ts',

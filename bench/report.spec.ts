@@ -1,0 +1,125 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Measurement, percentiles } from './load';
+import { parseBenchOptions } from './options';
+import { BenchReport, evaluateTargets, renderMarkdown, writeReport } from './report';
+
+const m = (name: string, rps: number, p50: number, extra: Partial<Measurement> = {}): Measurement => ({
+  name,
+  title: `GET ${name}`,
+  requests: rps * 10,
+  requests_per_second: rps,
+  latency_ms: { p50, p90: p50, p99: p50 * 2, max: p50 * 3 },
+  errors: 0,
+  timeouts: 0,
+  non_2xx: 0,
+  status_codes: { '200': rps * 10 },
+  peak_rss_mb: 200,
+  ...extra,
+});
+
+/** A run that meets every target exactly at its bound. */
+function report(changes: (r: Omit<BenchReport, 'targets'>) => void = () => undefined): Omit<BenchReport, 'targets'> {
+  const r: Omit<BenchReport, 'targets'> = {
+    date: '2026-11-22T10:00:00.000Z',
+    commit: 'abc1234',
+    machine: { cpu: 'test', cores: 2, memory_gb: 4, kernel: 'Linux', node: 'v20' },
+    database: 'PostgreSQL',
+    options: parseBenchOptions([]),
+    seeding: { companies: [], seconds: 1, vacuum_seconds: 1 },
+    scenarios: [
+      m('health_live', 1000, 10),
+      m('meeting', 400, 20),
+      m('meetings_first_page', 100, 100),
+      m('meetings_deep_page', 90, 120),
+    ].map((x) => ({ ...x, ratio_to_floor: x.requests_per_second / 1000 })),
+    audit: {
+      audited: [m('meeting', 85, 20), m('meetings_first_page', 85, 100)],
+      unaudited: [m('meeting', 100, 20), m('meetings_first_page', 100, 100)],
+    },
+    redis: { skipped: 'no redis' },
+    scaling: {
+      from: 10_000,
+      to: 1_000_000,
+      seed_seconds: 1,
+      vacuum_seconds: 1,
+      small: [m('meetings_first_page', 100, 100), m('meeting', 400, 20)],
+      large: [m('meetings_first_page', 100, 130), m('meeting', 400, 26)],
+    },
+    peak_rss_mb: 350,
+    seconds: 600,
+  };
+  changes(r);
+  return r;
+}
+
+const verdicts = (r: Omit<BenchReport, 'targets'>) => evaluateTargets(r).map((t) => t.met);
+
+describe('bench targets', () => {
+  it('meets every target at its bound', () => {
+    expect(verdicts(report())).toEqual([true, true, true, true, true, true, true, true]);
+  });
+
+  it.each<[string, (r: Omit<BenchReport, 'targets'>) => void, number]>([
+    ['single read under 40% of the floor', (r) => (r.scenarios[1].requests_per_second = 399), 0],
+    ['deep page p50 over 1.2× the first page', (r) => (r.scenarios[3].latency_ms.p50 = 120.5), 1],
+    ['list p50 at the large size over 1.3×', (r) => 'large' in r.scaling && (r.scaling.large[0].latency_ms.p50 = 131), 2],
+    ['single p50 at the large size over 1.3×', (r) => 'large' in r.scaling && (r.scaling.large[1].latency_ms.p50 = 27), 3],
+    ['one error anywhere (here in the scaling pass)', (r) => 'small' in r.scaling && (r.scaling.small[1].errors = 1), 4],
+    ['one non-2xx anywhere (here in the audit pass)', (r) => (r.audit.unaudited[1].non_2xx = 1), 4],
+    ['RSS over 350 MB', (r) => (r.peak_rss_mb = 351), 5],
+    ['audited single reads under 85%', (r) => (r.audit.audited[0].requests_per_second = 84.9), 6],
+    ['audited pages under 85%', (r) => (r.audit.audited[1].requests_per_second = 84.9), 7],
+  ])('misses exactly one target: %s', (_name, change, index) => {
+    const expected = [true, true, true, true, true, true, true, true];
+    expected[index] = false;
+    expect(verdicts(report(change))).toEqual(expected);
+  });
+
+  it('counts a skipped scaling pass as a missed target, saying why', () => {
+    const targets = evaluateTargets(report((r) => (r.scaling = { skipped: '--scale-to 0' })));
+    expect(targets.find((t) => t.target.startsWith('p50 at 1M'))).toEqual(
+      expect.objectContaining({ met: false, measured: 'not measured: --scale-to 0' }),
+    );
+  });
+});
+
+describe('bench report', () => {
+  it('takes nearest-rank percentiles', () => {
+    expect(percentiles([5, 1, 4, 2, 3, 6, 7, 8, 9, 10])).toEqual({ p50: 5, p90: 9, p99: 10, max: 10 });
+    expect(percentiles([])).toEqual({ p50: 0, p90: 0, p99: 0, max: 0 });
+  });
+
+  it('writes the JSON and replaces only the results section of the document', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
+    const docs = join(dir, 'BENCHMARKS.md');
+    await writeFile(
+      docs,
+      '# Benchmarks\n\nAnalysis before.\n\n<!-- bench:results:start -->\nold table\n<!-- bench:results:end -->\n\nAnalysis after.\n',
+    );
+    const full = { ...report(), targets: evaluateTargets(report()) };
+    const file = await writeReport(full, join(dir, 'results'), docs);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(full)));
+    const text = await readFile(docs, 'utf8');
+    expect(text).toContain('Analysis before.');
+    expect(text).toContain('Analysis after.');
+    expect(text).not.toContain('old table');
+    expect(text).toContain(renderMarkdown(full));
+    expect(text.match(/bench:results:start/g)).toHaveLength(1);
+  });
+
+  it('adds the section to a document without one, and leaves documents alone when told to', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
+    const docs = join(dir, 'BENCHMARKS.md');
+    await writeFile(docs, '# Benchmarks\n\nNotes.\n');
+    const full = { ...report(), targets: evaluateTargets(report()) };
+    await writeReport(full, dir, docs);
+    expect(await readFile(docs, 'utf8')).toMatch(
+      /^# Benchmarks\n\nNotes\.\n\n<!-- bench:results:start -->\n[\s\S]+<!-- bench:results:end -->\n$/,
+    );
+    await writeFile(docs, 'untouched');
+    await writeReport(full, dir, '');
+    expect(await readFile(docs, 'utf8')).toBe('untouched');
+  });
+});

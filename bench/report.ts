@@ -1,0 +1,220 @@
+import { execSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { VolumeResult } from '../src/seeding/volume-seeder';
+import { Measurement, round } from './load';
+import { BenchOptions } from './options';
+import { FLOOR } from './scenarios';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memory_gb: number;
+  kernel: string;
+  node: string;
+}
+
+export function describeMachine(): Machine {
+  const list = cpus();
+  return {
+    cpu: list[0]?.model ?? 'unknown',
+    cores: list.length,
+    memory_gb: round(totalmem() / 2 ** 30, 1),
+    kernel: `Linux ${release()}`,
+    node: process.version,
+  };
+}
+
+export interface Target {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface BenchReport {
+  date: string;
+  commit: string;
+  machine: Machine;
+  database: string;
+  options: BenchOptions;
+  seeding: { companies: VolumeResult[][]; seconds: number; vacuum_seconds: number };
+  /** The main pass, the floor first; each with its requests/s as a share of the floor's. */
+  scenarios: Array<Measurement & { ratio_to_floor: number }>;
+  /** The same reads, alternating between the production build and the same build whose fail-closed audit write succeeds at once. */
+  audit: { audited: Measurement[]; unaudited: Measurement[] };
+  redis: { skipped: string } | { round_trip_p50_ms: number; round_trip_p99_ms: number; in_process: Measurement; redis: Measurement };
+  scaling:
+    | { skipped: string }
+    | { from: number; to: number; seed_seconds: number; vacuum_seconds: number; small: Measurement[]; large: Measurement[] };
+  peak_rss_mb: number;
+  targets: Target[];
+  seconds: number;
+}
+
+const byName = (list: Measurement[], name: string): Measurement => {
+  const m = list.find((x) => x.name === name);
+  if (!m) throw new Error(`no measurement named ${name}`);
+  return m;
+};
+
+const times = (x: number) => `${round(x, 2)}×`;
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The issue's targets, computed from one run. */
+export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] {
+  const main = report.scenarios;
+  const floor = byName(main, FLOOR);
+  const single = byName(main, 'meeting');
+  const first = byName(main, 'meetings_first_page');
+  const deep = byName(main, 'meetings_deep_page');
+  const targets: Target[] = [];
+  const singleShare = single.requests_per_second / floor.requests_per_second;
+  targets.push({ target: 'single-record read ≥ 40% of the floor’s requests/s', measured: pct(singleShare), met: singleShare >= 0.4 });
+  const depth = deep.latency_ms.p50 / first.latency_ms.p50;
+  targets.push({
+    target: 'deep page p50 ≤ 1.2× first page p50',
+    measured: `${times(depth)} (${deep.latency_ms.p50} ms vs ${first.latency_ms.p50} ms)`,
+    met: depth <= 1.2,
+  });
+  if ('small' in report.scaling) {
+    for (const name of ['meetings_first_page', 'meeting']) {
+      const [a, b] = [byName(report.scaling.small, name), byName(report.scaling.large, name)];
+      const ratio = b.latency_ms.p50 / a.latency_ms.p50;
+      targets.push({
+        target: `${name === 'meeting' ? 'single-record' : 'list'} p50 at ${report.scaling.to.toLocaleString('en')} meetings ≤ 1.3× at ${report.scaling.from.toLocaleString('en')}`,
+        measured: `${times(ratio)} (${b.latency_ms.p50} ms vs ${a.latency_ms.p50} ms)`,
+        met: ratio <= 1.3,
+      });
+    }
+  } else {
+    targets.push({ target: 'p50 at 1M meetings ≤ 1.3× at 10k', measured: `not measured: ${report.scaling.skipped}`, met: false });
+  }
+  const everything = allMeasurements(report);
+  const errors = everything.reduce((n, m) => n + m.errors, 0);
+  const non2xx = everything.reduce((n, m) => n + m.non_2xx, 0);
+  targets.push({
+    target: 'zero errors and zero non-2xx in every scenario',
+    measured: `${errors} errors, ${non2xx} non-2xx in ${everything.reduce((n, m) => n + m.requests, 0).toLocaleString('en')} requests`,
+    met: errors === 0 && non2xx === 0,
+  });
+  targets.push({ target: 'service RSS ≤ 350 MB under load', measured: `${report.peak_rss_mb} MB peak`, met: report.peak_rss_mb <= 350 });
+  for (const name of ['meeting', 'meetings_first_page']) {
+    const share = byName(report.audit.audited, name).requests_per_second / byName(report.audit.unaudited, name).requests_per_second;
+    targets.push({
+      target: `audited ${name === 'meeting' ? 'single-record reads' : 'list pages'} ≥ 85% of the same reads without the audit write`,
+      measured: pct(share),
+      met: share >= 0.85,
+    });
+  }
+  return targets;
+}
+
+export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measurement[] {
+  return [
+    ...report.scenarios,
+    ...report.audit.audited,
+    ...report.audit.unaudited,
+    ...('in_process' in report.redis ? [report.redis.in_process, report.redis.redis] : []),
+    ...('small' in report.scaling ? [...report.scaling.small, ...report.scaling.large] : []),
+  ];
+}
+
+function table(rows: Measurement[], floorRps?: number): string {
+  const head = `| Scenario | req/s | p50 ms | p99 ms | errors | non-2xx |${floorRps ? ' × floor |' : ''} peak RSS MB |`;
+  const rule = `|---|--:|--:|--:|--:|--:|${floorRps ? '--:|' : ''}--:|`;
+  const body = rows.map(
+    (m) =>
+      `| ${m.title.replace(/\|/g, '\\|')} | ${m.requests_per_second.toLocaleString('en')} | ${m.latency_ms.p50} | ${m.latency_ms.p99} | ${m.errors} | ${m.non_2xx} |` +
+      `${floorRps ? ` ${round(m.requests_per_second / floorRps, 2)} |` : ''} ${m.peak_rss_mb} |`,
+  );
+  return [head, rule, ...body].join('\n');
+}
+
+/** The run as Markdown: what `docs/BENCHMARKS.md` shows between its markers. */
+export function renderMarkdown(report: BenchReport): string {
+  const o = report.options;
+  const m = report.machine;
+  const floor = byName(report.scenarios, FLOOR).requests_per_second;
+  const seeded = report.seeding.companies.flat();
+  const sum = (f: (r: VolumeResult) => number) => seeded.reduce((n, r) => n + f(r), 0).toLocaleString('en');
+  const scaling = report.scaling;
+  const lines = [
+    `Run of ${report.date} (commit \`${report.commit}\`), ${Math.round(report.seconds / 60)} min end to end.`,
+    '',
+    `- Machine: ${m.cores} × ${m.cpu}, ${m.memory_gb} GB RAM, ${m.kernel}, Node ${m.node}. The load generator (autocannon, in the bench process), the service and PostgreSQL share these ${m.cores} cores.`,
+    `- Database: ${report.database}.`,
+    `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` in ${report.seeding.vacuum_seconds} s.`,
+    `- Load: ${o.connections} connections, ${o.warmup} s of warm-up thrown away, then ${o.duration} s measured per scenario. Latency percentiles are over every response of the measured seconds.`,
+    '',
+    '### Main pass (production build, audited, in-process rate-limit counters)',
+    '',
+    table(report.scenarios, floor),
+    '',
+    '### Audit write measured apart',
+    '',
+    `The production build against the same build started by \`bench/unaudited-server.ts\`, whose only difference is that the fail-closed audit write resolves at once (the event is still built). Both run side by side; each scenario alternates between them for ${o.rounds} rounds (A, B, A, B), and each line sums its rounds:`,
+    '',
+    table(report.audit.audited.flatMap((m) => [m, byName(report.audit.unaudited, m.name)])),
+    '',
+    '### Rate-limit counters in Redis',
+    '',
+    'skipped' in report.redis
+      ? `Skipped: ${report.redis.skipped}.`
+      : [
+          `One Redis round trip (the rate-limit script for two counters, sequential, from the bench process): p50 ${report.redis.round_trip_p50_ms} ms, p99 ${report.redis.round_trip_p99_ms} ms. Then the production build with counters in process against the same with \`REDIS_URL\`, side by side, alternating for ${o.rounds} rounds:`,
+          '',
+          table([report.redis.in_process, report.redis.redis]),
+        ].join('\n'),
+    '',
+    '### Scaling pass',
+    '',
+    'skipped' in scaling
+      ? `Skipped: ${scaling.skipped}.`
+      : [
+          `A company of its own, measured at ${scaling.from.toLocaleString('en')} meetings, then grown to ${scaling.to.toLocaleString('en')} (seeded in ${scaling.seed_seconds} s, \`VACUUM (ANALYZE)\` in ${scaling.vacuum_seconds} s) and measured again, beside the main data.`,
+          '',
+          table([
+            ...scaling.small.map((x) => ({ ...x, title: `${x.title} at ${scaling.from.toLocaleString('en')} meetings` })),
+            ...scaling.large.map((x) => ({ ...x, title: `${x.title} at ${scaling.to.toLocaleString('en')} meetings` })),
+          ]),
+        ].join('\n'),
+    '',
+    '### Targets',
+    '',
+    '| Target | Measured | Met |',
+    '|---|---|---|',
+    ...report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+  ];
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+/** Writes `<out>/<date>.json` and, unless `docs` is '', replaces the results section of that Markdown file. */
+export async function writeReport(report: BenchReport, out: string, docs: string): Promise<string> {
+  await mkdir(out, { recursive: true });
+  const file = join(out, `${report.date.slice(0, 10)}.json`);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  if (!docs) return file;
+  const section = `${START}\n${renderMarkdown(report)}\n${END}`;
+  const current = existsSync(docs) ? await readFile(docs, 'utf8') : '# Benchmarks\n\n';
+  const next = current.includes(START)
+    ? current.slice(0, current.indexOf(START)) + section + current.slice(current.indexOf(END) + END.length)
+    : `${current.trimEnd()}\n\n${section}\n`;
+  await mkdir(dirname(docs), { recursive: true });
+  await writeFile(docs, next);
+  return file;
+}
+
+export function gitCommit(): string {
+  try {
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    return 'unknown';
+  }
+}

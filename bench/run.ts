@@ -1,0 +1,288 @@
+import 'reflect-metadata';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { VolumeResult } from '../src/seeding/volume-seeder';
+import { RedisRateLimitStore } from '../src/rate-limit/redis-rate-limit-store';
+import { freePort } from '../src/database/embedded-postgres';
+import { hasRedisServer, RedisServer, startRedisServer } from '../test/support/redis';
+import { BenchDatabase } from './database';
+import { createTenant, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } from './dataset';
+import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
+import { BenchOptions, parseBenchOptions, shareOf } from './options';
+import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
+import { firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
+import { ServiceProcess } from './service';
+
+const PRODUCTION_ENTRY = join('dist', 'src', 'main.js');
+const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
+/** Quotas no scenario can reach, so the limiter is exercised on every request but never refuses. */
+const UNREACHABLE = '100000000/60';
+
+const began = Date.now();
+const log = (line: string) => process.stdout.write(`[bench ${String(Math.round((Date.now() - began) / 1000)).padStart(4)} s] ${line}\n`);
+const seconds = (since: number) => round((Date.now() - since) / 1000, 1);
+
+/** The environment of the service and the CLI: production mode against the bench database. */
+function serviceEnv(db: BenchDatabase, tmp: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.REDIS_URL; // the main pass counts in process; the Redis pass sets it
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    DATABASE_URL: db.urls.api,
+    MIGRATION_DATABASE_URL: db.urls.owner,
+    AUDIT_DATABASE_URL: db.urls.audit,
+    DATA_DIR: tmp,
+    JWT_PRIVATE_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    RATE_LIMIT_CLIENT: UNREACHABLE,
+    RATE_LIMIT_COMPANY: UNREACHABLE,
+    RATE_LIMIT_EMAIL_CONTENT: UNREACHABLE,
+    RATE_LIMIT_CHAT_CONTENT: UNREACHABLE,
+    RATE_LIMIT_TOKEN: UNREACHABLE,
+    SHUTDOWN_DELAY_MS: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+}
+
+let profileDir: string | undefined;
+
+async function startService(entry: string, env: NodeJS.ProcessEnv, tmp: string, name: string): Promise<ServiceProcess> {
+  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const service = await ServiceProcess.start(entry, await freePort(), env, join(tmp, `${name}.log`), flags);
+  log(`${name} service ready at ${service.baseUrl} (pid ${service.pid}, log ${join(tmp, `${name}.log`)})`);
+  return service;
+}
+
+async function run(settings: LoadSettings, scenario: Scenario): Promise<Measurement> {
+  return logMeasurement(await measure(scenario, settings));
+}
+
+function logMeasurement(m: Measurement, label = m.name): Measurement {
+  log(
+    `${label.padEnd(22)} ${String(m.requests_per_second).padStart(8)} req/s  p50 ${m.latency_ms.p50} ms  p99 ${m.latency_ms.p99} ms  ` +
+      `errors ${m.errors}  non-2xx ${m.non_2xx}  RSS ${m.peak_rss_mb} MB`,
+  );
+  return m;
+}
+
+async function seedMain(
+  db: BenchDatabase,
+  env: NodeJS.ProcessEnv,
+  o: BenchOptions,
+): Promise<{ tenants: Tenant[]; results: VolumeResult[][] }> {
+  const tenants: Tenant[] = [];
+  const results: VolumeResult[][] = [];
+  for (let i = 0; i < o.companies; i++) {
+    const tenant = await createTenant(db, env, `Bench company ${i + 1}`);
+    const volume = {
+      meetings: shareOf(o.meetings, i, o.companies),
+      calls: shareOf(o.calls, i, o.companies),
+      emails: shareOf(o.emails, i, o.companies),
+      chats: shareOf(o.chats, i, o.companies),
+      emailMessages: o.emailMessages,
+      chatMessages: o.chatMessages,
+    };
+    log(`seeding ${tenant.companyId}: ${JSON.stringify(volume)}`);
+    results.push(await seedVolume(env, tenant, volume));
+    tenants.push(tenant);
+  }
+  return { tenants, results };
+}
+
+/** One company measured small, grown, and measured again (list first page and single reads). */
+async function scalingPass(
+  db: BenchDatabase,
+  env: NodeJS.ProcessEnv,
+  o: BenchOptions,
+  settings: LoadSettings,
+  baseUrl: string,
+): Promise<BenchReport['scaling']> {
+  if (!o.scaleTo) return { skipped: '--scale-to 0' };
+  const tenant = await createTenant(db, env, 'Bench scaling company');
+  const none = { calls: 0, emails: 0, chats: 0, emailMessages: 1, chatMessages: 1 };
+  await seedVolume(env, tenant, { meetings: o.scaleFrom, ...none });
+  await db.vacuumAnalyze();
+  const token = await issueToken(baseUrl, tenant);
+  const pass = async () => {
+    const ids = await sampleMeetingIds(db, tenant);
+    const scenarios = [firstPage(token), singleRead(token, ids)];
+    await preflight(baseUrl, scenarios, {}, 0);
+    const measured: Measurement[] = [];
+    for (const scenario of scenarios) measured.push(await run(settings, scenario));
+    return measured;
+  };
+  log(`scaling pass at ${o.scaleFrom} meetings`);
+  const small = await pass();
+  const seedStart = Date.now();
+  log(`growing the scaling company to ${o.scaleTo} meetings`);
+  await seedVolume(env, tenant, { meetings: o.scaleTo - o.scaleFrom, ...none });
+  const seedSeconds = seconds(seedStart);
+  const vacuumStart = Date.now();
+  await db.vacuumAnalyze();
+  const vacuumSeconds = seconds(vacuumStart);
+  log(`scaling pass at ${o.scaleTo} meetings (seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s)`);
+  const large = await pass();
+  return { from: o.scaleFrom, to: o.scaleTo, seed_seconds: seedSeconds, vacuum_seconds: vacuumSeconds, small, large };
+}
+
+/** The rate-limit store's round trip alone, then the single read with the counters in Redis. */
+async function redisPass(
+  env: NodeJS.ProcessEnv,
+  tmp: string,
+  settings: Omit<LoadSettings, 'baseUrl' | 'rss'> & { rounds: number },
+  tenant: Tenant,
+  meetingIds: string[],
+): Promise<BenchReport['redis']> {
+  let server: RedisServer | undefined;
+  let url = process.env.REDIS_URL;
+  if (hasRedisServer()) {
+    server = await startRedisServer();
+    url = server.url;
+  }
+  if (!url) return { skipped: 'no redis-server on the PATH and no REDIS_URL' };
+  let service: ServiceProcess | undefined;
+  let inProcess: ServiceProcess | undefined;
+  try {
+    const store = new RedisRateLimitStore(url, 500);
+    await store.onModuleInit();
+    const trips: number[] = [];
+    const demands = [
+      { key: 'bench:client', limit: 1e9, windowMs: 60_000 },
+      { key: 'bench:company', limit: 1e9, windowMs: 60_000 },
+    ];
+    for (let i = 0; i < 2_000; i++) {
+      const t = process.hrtime.bigint();
+      await store.consume(demands);
+      trips.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    store.onModuleDestroy();
+    const roundTrip = percentiles(trips.slice(200)); // the first ones warm the connection and the script cache
+    inProcess = await startService(PRODUCTION_ENTRY, env, tmp, 'in-process-counters');
+    service = await startService(PRODUCTION_ENTRY, { ...env, REDIS_URL: url }, tmp, 'redis-counters');
+    const contenders = await Promise.all(
+      [inProcess, service].map(async (s) => ({
+        scenario: singleRead(await issueToken(s.baseUrl, tenant), meetingIds),
+        settings: { ...settings, baseUrl: s.baseUrl, rss: s.rss },
+      })),
+    );
+    const [inProcessRead, redisRead] = await alternate(contenders, settings.rounds);
+    logMeasurement(inProcessRead, 'meeting in-process');
+    logMeasurement(redisRead, 'meeting redis');
+    return {
+      round_trip_p50_ms: roundTrip.p50,
+      round_trip_p99_ms: roundTrip.p99,
+      in_process: { ...inProcessRead, title: `${inProcessRead.title}, counters in process` },
+      redis: { ...redisRead, name: 'meeting_redis', title: `${redisRead.title}, counters in Redis` },
+    };
+  } finally {
+    await inProcess?.stop();
+    await service?.stop();
+    await server?.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseBenchOptions(process.argv.slice(2));
+  const tmp = join(o.out, 'tmp');
+  await mkdir(tmp, { recursive: true });
+  const dataDir = join(tmp, 'postgres-data');
+  if (o.profile) profileDir = join(tmp, 'profiles');
+  const date = new Date().toISOString();
+  log(`options ${JSON.stringify(o)}`);
+  const db = await BenchDatabase.open(dataDir, log);
+  let service: ServiceProcess | undefined;
+  try {
+    const env = serviceEnv(db, tmp);
+    const seedStart = Date.now();
+    const { tenants, results } = await seedMain(db, env, o);
+    const seedSeconds = seconds(seedStart);
+    const vacuumStart = Date.now();
+    await db.vacuumAnalyze();
+    const vacuumSeconds = seconds(vacuumStart);
+    log(`seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s`);
+    const [tenant] = tenants;
+    const fixtures = await prepareFixtures(db, tenant, env.CURSOR_SECRET!, o.deepOffset);
+
+    service = await startService(PRODUCTION_ENTRY, env, tmp, 'production');
+    const settings: LoadSettings = {
+      baseUrl: service.baseUrl,
+      connections: o.connections,
+      duration: o.duration,
+      warmup: o.warmup,
+      rss: service.rss,
+    };
+    const token = await issueToken(service.baseUrl, tenant);
+    const scenarios = mainScenarios(tenant, token, fixtures);
+    await preflight(service.baseUrl, scenarios, fixtures, o.chatMessages);
+    const main: Measurement[] = [];
+    for (const scenario of scenarios) main.push(await run(settings, scenario));
+    const scaling = await scalingPass(db, env, o, settings, service.baseUrl);
+    await service.stop();
+    service = undefined;
+
+    log(
+      `audit write measured apart: the production build against the same build without the audit write, ${o.rounds} alternating rounds each`,
+    );
+    const audit: BenchReport['audit'] = { audited: [], unaudited: [] };
+    const audited = await startService(PRODUCTION_ENTRY, env, tmp, 'audited');
+    const unaudited = await startService(UNAUDITED_ENTRY, env, tmp, 'unaudited');
+    try {
+      const tokens = await Promise.all([audited, unaudited].map((s) => issueToken(s.baseUrl, tenant)));
+      for (const make of [(t: string) => singleRead(t, fixtures.meetingIds), firstPage]) {
+        const [withAudit, without] = await alternate(
+          [audited, unaudited].map((s, i) => ({ scenario: make(tokens[i]), settings: { ...settings, baseUrl: s.baseUrl, rss: s.rss } })),
+          o.rounds,
+        );
+        audit.audited.push(logMeasurement(withAudit, `${withAudit.name} audited`));
+        audit.unaudited.push(
+          logMeasurement({ ...without, title: `${without.title}, without the audit write` }, `${without.name} unaudited`),
+        );
+      }
+    } finally {
+      await Promise.all([audited.stop(), unaudited.stop()]);
+    }
+
+    log('rate-limit counters in Redis');
+    const redis = await redisPass(
+      env,
+      tmp,
+      { connections: o.connections, duration: o.duration, warmup: o.warmup, rounds: o.rounds },
+      tenant,
+      fixtures.meetingIds,
+    );
+
+    const floor = main.find((m) => m.name === FLOOR)!.requests_per_second;
+    const partial: Omit<BenchReport, 'targets'> = {
+      date,
+      commit: gitCommit(),
+      machine: describeMachine(),
+      database: db.description,
+      options: o,
+      seeding: { companies: results, seconds: seedSeconds, vacuum_seconds: vacuumSeconds },
+      scenarios: main.map((m) => ({ ...m, ratio_to_floor: round(m.requests_per_second / floor, 3) })),
+      audit,
+      redis,
+      scaling,
+      peak_rss_mb: 0,
+      seconds: seconds(began),
+    };
+    partial.peak_rss_mb = Math.max(...allMeasurements(partial).map((m) => m.peak_rss_mb));
+    const report: BenchReport = { ...partial, targets: evaluateTargets(partial) };
+    const file = await writeReport(report, o.out, o.docs);
+    log(`results in ${file}${o.docs ? ` and ${o.docs}` : ''}`);
+    for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
+  } finally {
+    await service?.stop();
+    await db.close(o.keep, dataDir);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,104 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+
+/** Resident memory of a process, read from /proc (Linux): now and the kernel's high-water mark. */
+export function residentMb(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** Samples a process's RSS every 100 ms and keeps the highest value since the last reset. */
+export class RssSampler {
+  private peak = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.sample(), 100);
+    this.timer.unref();
+  }
+
+  reset(): void {
+    this.peak = 0;
+    this.sample();
+  }
+
+  peakMb(): number {
+    this.sample();
+    return this.peak;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    try {
+      this.peak = Math.max(this.peak, residentMb(this.pid).rss);
+    } catch {
+      // The process is gone; its last peak stands.
+    }
+  }
+}
+
+/** The service as a child process (the compiled production entry), its log in a file. */
+export class ServiceProcess {
+  readonly rss: RssSampler;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly baseUrl: string,
+    private readonly logFile: string,
+  ) {
+    this.rss = new RssSampler(child.pid!);
+  }
+
+  /** Starts `node <entry>` on `port` and waits until `/health/ready` answers 200. */
+  static async start(
+    entry: string,
+    port: number,
+    env: NodeJS.ProcessEnv,
+    logFile: string,
+    nodeFlags: string[] = [],
+  ): Promise<ServiceProcess> {
+    const log = createWriteStream(logFile, { flags: 'a' });
+    await new Promise((resolve) => log.once('open', resolve));
+    const child = spawn(process.execPath, [...nodeFlags, entry], { env: { ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, logFile);
+    let exited: number | null | undefined;
+    child.once('exit', (code) => (exited = code));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (exited !== undefined) throw new Error(`${entry} exited with ${exited} before it was ready:\n${await service.logTail()}`);
+      const ready = await fetch(`${service.baseUrl}/health/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ready) return service;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    child.kill('SIGKILL');
+    throw new Error(`${entry} was not ready within 60 s:\n${await service.logTail()}`);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** SIGTERM (graceful shutdown), SIGKILL after 15 s. */
+  async stop(): Promise<void> {
+    this.rss.stop();
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  }
+
+  private async logTail(): Promise<string> {
+    const text = await readFile(this.logFile, 'utf8').catch(() => '');
+    return text.split('\n').slice(-20).join('\n');
+  }
+}
