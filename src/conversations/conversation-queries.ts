@@ -93,10 +93,7 @@ export abstract class ConversationReads<C extends PositionedRow, M extends Messa
   }
 
   async findOne(companyId: string, publicId: string): Promise<C | null> {
-    const [row] = await this.tenant.query<C>(`${this.tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [
-      companyId,
-      publicId,
-    ]);
+    const [row] = await this.tenant.query<C>(`${this.tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [companyId, publicId]);
     return row ?? null;
   }
 

@@ -143,9 +143,9 @@ describe('tenant isolation in the database', () => {
 
   it('runs tenant work read-only', async () => {
     const tenant = app.get(TenantTransaction);
-    await expect(
-      app.get(ClsService).run(() => tenant.run(a.id, (sql) => sql.query('CREATE TEMP TABLE t (x int)', []))),
-    ).rejects.toThrow(/read-only transaction/);
+    await expect(app.get(ClsService).run(() => tenant.run(a.id, (sql) => sql.query('CREATE TEMP TABLE t (x int)', [])))).rejects.toThrow(
+      /read-only transaction/,
+    );
   });
 
   it('over HTTP: a request for company A sees only company A, for B only B', async () => {
