@@ -65,6 +65,8 @@ export interface Fixtures {
   meetingAfter: string;
   transcriptMeetingId: string;
   deepCursor: string;
+  /** How many records of the list lie before the deep page. */
+  deepOffset: number;
   /** The record the deep page must start with: the one right after `deepOffset` records. */
   deepFirstId: string;
 }
@@ -117,6 +119,7 @@ export async function prepareFixtures(db: BenchDatabase, tenant: Tenant, cursorS
     meetingAfter: new Date(Date.now() - 365 * 86_400_000).toISOString(),
     transcriptMeetingId: await longTranscript(db, tenant, 1000),
     deepCursor,
+    deepOffset,
     deepFirstId: deep.rows[1].public_id,
   };
 }

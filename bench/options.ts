@@ -81,7 +81,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     warmup: int('warmup', 0),
     connections: int('connections', 1),
     rounds: int('rounds', 1),
-    deepOffset: int('deep-offset', 0),
+    deepOffset: int('deep-offset', 1),
     scaleFrom: int('scale-from', 200),
     scaleTo: int('scale-to', 0),
     keep: Boolean(values.keep),

@@ -145,7 +145,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `- Machine: ${m.cores} × ${m.cpu}, ${m.memory_gb} GB RAM, ${m.kernel}, Node ${m.node}. The load generator (autocannon, in the bench process), the service and PostgreSQL share these ${m.cores} cores.`,
     `- Database: ${report.database}.`,
-    `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` in ${report.seeding.vacuum_seconds} s.`,
+    `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` in ${report.seeding.vacuum_seconds} s.`,
     `- Load: ${o.connections} connections, ${o.warmup} s of warm-up thrown away, then ${o.duration} s measured per scenario. Latency percentiles are over every response of the measured seconds.`,
     '',
     '### Main pass (production build, audited, in-process rate-limit counters)',
@@ -173,7 +173,7 @@ export function renderMarkdown(report: BenchReport): string {
     'skipped' in scaling
       ? `Skipped: ${scaling.skipped}.`
       : [
-          `A company of its own, measured at ${scaling.from.toLocaleString('en')} meetings, then grown to ${scaling.to.toLocaleString('en')} (seeded in ${scaling.seed_seconds} s, \`VACUUM (ANALYZE)\` in ${scaling.vacuum_seconds} s) and measured again, beside the main data.`,
+          `A company of its own, measured at ${scaling.from.toLocaleString('en')} meetings, then grown to ${scaling.to.toLocaleString('en')} (seeded in ${scaling.seed_seconds} s, \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` in ${scaling.vacuum_seconds} s) and measured again, beside the main data.`,
           '',
           table([
             ...scaling.small.map((x) => ({ ...x, title: `${x.title} at ${scaling.from.toLocaleString('en')} meetings` })),

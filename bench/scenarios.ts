@@ -51,7 +51,7 @@ export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scena
     firstPage(token),
     {
       name: 'meetings_deep_page',
-      title: `GET /v1/meetings?limit=100 at a cursor deep in the list`,
+      title: `GET /v1/meetings?limit=100 at a cursor ${f.deepOffset.toLocaleString('en')} records deep`,
       path: `/v1/meetings?limit=100&cursor=${f.deepCursor}`,
       headers: bearer(token),
     },

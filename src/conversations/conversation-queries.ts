@@ -1,5 +1,5 @@
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { iso, micros, Params } from '../database/sql';
+import { iso, limitClause, micros, Params } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ConversationStore, PositionedRow } from './conversations.service';
 import { ListConversationsQuery } from './list-conversations.query';
@@ -31,7 +31,7 @@ export function conversationsPage<C>(
   if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
   if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
   if (after) where.push(p.after('c.last_message_at', 'c.id', after));
-  return tenant.query<C>(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id LIMIT ${p.add(take)}`, p.values);
+  return tenant.query<C>(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`, p.values);
 }
 
 /**
@@ -59,7 +59,7 @@ export async function messagesPage<M extends MessageRowBase>(
        SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}
        FROM ${tables.messages} m
        WHERE m.conversation_id = c.id AND m.company_id = c.company_id ${keyset}
-       ORDER BY m.sent_at, m.id LIMIT ${p.add(take)}
+       ORDER BY m.sent_at, m.id ${limitClause(take)}
      ) page ON true
      WHERE c.company_id = ${company} AND c.public_id = ${conversation}
      ORDER BY page.position_micros::bigint, page.id`,

@@ -19,6 +19,17 @@ export const accountsJson = (linkTable: string, linkColumn: string, owner: strin
   `(SELECT coalesce(json_agg(json_build_object('id', ac.public_id, 'domain', ac.domain, 'cnpj', ac.cnpj) ORDER BY ac.domain, ac.id), '[]')
      FROM ${linkTable} la JOIN accounts ac ON ac.id = la.account_id WHERE la.${linkColumn} = ${owner})`;
 
+/**
+ * A page's `LIMIT`, written into the statement rather than passed as a parameter: with a
+ * parameter, a generic plan assumes a tenth of the table will be read, which can pick join
+ * strategies (and, on servers with JIT, compilation) meant for thousands of rows. Page sizes
+ * are few (1 to 101), so their statements are few too.
+ */
+export function limitClause(take: number): string {
+  if (!Number.isSafeInteger(take) || take < 1 || take > 1000) throw new Error(`not a page size: ${take}`);
+  return `LIMIT ${take}`;
+}
+
 /** Collects SQL parameters and hands out their placeholders. */
 export class Params {
   readonly values: unknown[] = [];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { accountsJson, iso, micros, Params, userJson } from '../database/sql';
+import { accountsJson, iso, limitClause, micros, Params, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { RecordingKind } from './recording-kind';
@@ -148,20 +148,20 @@ export class RecordingsRepository {
     if (query.audience) where.push(`r.audience = ${p.add(query.audience)}`);
     if (query.has_transcript !== undefined) where.push(`(r.transcript_status = 'completed') = ${p.add(query.has_transcript)}`);
     if (after) where.push(p.after('r.created_at', 'r.id', after));
-    const limit = p.add(take);
+    const limit = limitClause(take);
     if (!query.owner_email) {
       return this.tenant.query<RecordingRow>(
-        `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT ${limit}`,
+        `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`,
         p.values,
       );
     }
     const ids = `SELECT o.id FROM users ou
       CROSS JOIN LATERAL (
         SELECT r.id, r.created_at FROM recordings r WHERE ${where.join(' AND ')} AND r.owner_id = ou.id
-        ORDER BY r.created_at, r.id LIMIT ${limit}
+        ORDER BY r.created_at, r.id ${limit}
       ) o
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
-      ORDER BY o.created_at, o.id LIMIT ${limit}`;
+      ORDER BY o.created_at, o.id ${limit}`;
     const sql = `${RECORDING_SELECT} WHERE r.company_id = ${company} AND r.id IN (${ids}) ORDER BY r.created_at, r.id`;
     return this.tenant.query<RecordingRow>(sql, p.values);
   }
