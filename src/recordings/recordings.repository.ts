@@ -155,10 +155,13 @@ export class RecordingsRepository {
         p.values,
       );
     }
+    // The per-user LIMIT stays a parameter on purpose: a generic plan then expects to read a
+    // few rows of each user and walks the owner index in order; with the literal page size it
+    // estimated that fewer rows than a page match, and read and sorted all of the owner's.
     const ids = `SELECT o.id FROM users ou
       CROSS JOIN LATERAL (
         SELECT r.id, r.created_at FROM recordings r WHERE ${where.join(' AND ')} AND r.owner_id = ou.id
-        ORDER BY r.created_at, r.id ${limit}
+        ORDER BY r.created_at, r.id LIMIT ${p.add(take)}
       ) o
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
       ORDER BY o.created_at, o.id ${limit}`;
