@@ -4,7 +4,7 @@ import { ShutdownState } from '../../src/health/shutdown-state';
 import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
 import { createClient, requestToken } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
+import { createTestApp, eventually, ownerDataSource, sleep } from '../support/test-app';
 
 describe('health probes', () => {
   let app: NestExpressApplication;
@@ -68,6 +68,50 @@ describe('health probes', () => {
     }
     await eventually(async () => (await context()).status === 200, 10_000);
   });
+
+  it('keeps answering through a PostgreSQL restart under traffic: only 200 or a fast 503, never a 500, back to 200 within 5 s', async () => {
+    const owner = await ownerDataSource(true);
+    const client = await createClient(owner, await createCompany(owner)).finally(() => owner.destroy());
+    const token = (await requestToken(http, client).expect(200)).body.access_token;
+    const routes = ['/v1/context', '/v1/meetings?limit=5'];
+    const seen: Array<{ status: number; code?: string; ms: number; at: number }> = [];
+    let running = true;
+    // Eight clients in a loop, reading through the credential check and a tenant transaction.
+    const workers = Array.from({ length: 8 }, async (_, i) => {
+      while (running) {
+        const at = Date.now();
+        const res = await http.get(routes[i % routes.length]).set('Authorization', `Bearer ${token}`);
+        seen.push({ status: res.status, code: res.body?.error?.code, ms: Date.now() - at, at });
+      }
+    });
+    await sleep(500);
+    await stopFaultsCluster(); // fast shutdown: every pooled connection, busy or idle, is terminated
+    let upAt = 0;
+    try {
+      await sleep(1500);
+      expect((await http.get('/health/ready')).status).toBe(503);
+    } finally {
+      await startFaultsCluster();
+      upAt = Date.now();
+    }
+    const recovery = await eventually(async () => seen.some((s) => s.at >= upAt && s.status === 200), 5000);
+    await eventually(async () => (await http.get('/health/ready')).status === 200, 5000);
+    await sleep(500);
+    running = false;
+    await Promise.all(workers);
+
+    const outage = seen.filter((s) => s.status !== 200);
+    expect(outage.length).toBeGreaterThan(0);
+    // A read caught after its query but before its audit row committed is refused as such.
+    const answers = new Set(outage.map((s) => `${s.status} ${s.code}`));
+    expect(answers).toContain('503 SERVICE_UNAVAILABLE');
+    expect([...answers].every((a) => ['503 SERVICE_UNAVAILABLE', '503 AUDIT_UNAVAILABLE'].includes(a))).toBe(true);
+    // Within the connect timeout (500 ms here), plus room for a loaded test machine.
+    expect(Math.max(...outage.map((s) => s.ms))).toBeLessThan(500 + 1500);
+    expect(recovery).toBeLessThan(5000);
+    // Once back, everything succeeds.
+    expect(seen.filter((s) => s.at >= upAt + recovery + 200).every((s) => s.status === 200)).toBe(true);
+  }, 30_000);
 
   it('GET /health/ready answers 503 from the moment shutdown begins, while liveness stays 200', async () => {
     app.get(ShutdownState).begin();

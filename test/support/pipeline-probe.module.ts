@@ -118,6 +118,27 @@ class ProbeController {
     throw new ApiError(code as ErrorCode);
   }
 
+  /** A statement that runs `ms` milliseconds inside the tenant transaction (statement timeouts, pool exhaustion). */
+  @UseGuards(TestPrincipalGuard)
+  @Get('sleep/:ms')
+  async sleep(@Param('ms') ms: string, @Query() _query: NoQuery): Promise<{ slept: number }> {
+    if (!/^\d{1,6}$/.test(ms)) throw ApiError.notFound();
+    await this.tenant.query('SELECT pg_sleep($1::int / 1000.0)', [Number(ms)]);
+    return { slept: Number(ms) };
+  }
+
+  /** The server-side budgets of the connection a tenant transaction runs on. */
+  @UseGuards(TestPrincipalGuard)
+  @Get('settings')
+  async settings(@Query() _query: NoQuery): Promise<Record<string, string>> {
+    const [row] = await this.tenant.query<Record<string, string>>(
+      `SELECT current_setting('statement_timeout') AS statement_timeout,
+              current_setting('idle_in_transaction_session_timeout') AS idle_in_transaction_session_timeout`,
+      [],
+    );
+    return row;
+  }
+
   @UseGuards(TestPrincipalGuard)
   @Get('companies')
   async companies(@Query() _query: NoQuery): Promise<Collection<string>> {
