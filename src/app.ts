@@ -9,6 +9,7 @@ import { AuditInterceptor } from './audit/audit.interceptor';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { NO_STORE_PATHS, noStoreMiddleware, OAUTH_TOKEN_PATH, requestIdMiddleware } from './common/http/request-id';
+import { HardenedExpressAdapter } from './common/http/http-server';
 import { RouteTable } from './common/http/route-table';
 import { setupOpenApi } from './common/openapi/openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
@@ -26,10 +27,14 @@ import { RateLimiter } from './rate-limit/rate-limiter';
  * repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
  */
 export async function createApp(runtime: Runtime, extra: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(runtime, extra),
+    new HardenedExpressAdapter(runtime.config.http),
+    {
+      bodyParser: false,
+      bufferLogs: true,
+    },
+  );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);

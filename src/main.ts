@@ -24,11 +24,6 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp(runtime);
-  const server = app.getHttpServer();
-  // Deliberate HTTP timeouts: a client that dribbles its headers or body is cut off.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
   await app.listen(config.port);
   const logger = app.get(Logger);
   logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');

@@ -173,4 +173,16 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(0, 120000, ' milliseconds')
   SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional()
+  @IntegerIn(500, 120000, ' milliseconds')
+  HTTP_HEADERS_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntegerIn(1000, 600000, ' milliseconds')
+  HTTP_REQUEST_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntegerIn(1000, 600000, ' milliseconds')
+  HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
 }

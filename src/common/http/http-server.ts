@@ -1,0 +1,38 @@
+import { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { createServer } from 'node:http';
+import { AppConfig } from '../../config/app-config';
+
+/** Longest request head Node accepts (request line and headers); above it Node answers 431 itself. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Express under an HTTP server whose limits are ours, not Node's defaults: a client that
+ * dribbles its request head is cut after `headersTimeoutMs`, a whole request after
+ * `requestTimeoutMs` (Node answers 408 and closes), an idle keep-alive connection after
+ * `keepAliveTimeoutMs` (longer than a load balancer's idle timeout, so the balancer closes
+ * first). Node checks those deadlines on a timer, 30 s apart by default: checked every second
+ * here, so a slow client is cut close to its deadline. Heads over MAX_HEADER_BYTES get 431.
+ * Nest creates its server without options, hence this adapter.
+ */
+export class HardenedExpressAdapter extends ExpressAdapter {
+  constructor(private readonly limits: AppConfig['http']) {
+    super();
+  }
+
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options?.httpsOptions) return super.initHttpServer(options);
+    const server = createServer(
+      {
+        headersTimeout: this.limits.headersTimeoutMs,
+        requestTimeout: this.limits.requestTimeoutMs,
+        keepAliveTimeout: this.limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, this.limits.headersTimeoutMs),
+        maxHeaderSize: MAX_HEADER_BYTES,
+      },
+      this.getInstance(),
+    );
+    this.setHttpServer(server);
+    if (options?.forceCloseConnections) (this as unknown as { trackOpenConnections(): void }).trackOpenConnections();
+  }
+}
