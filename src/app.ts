@@ -15,6 +15,7 @@ import { setupOpenApi } from './common/openapi/openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
 import { Runtime } from './config/runtime';
 import { TenantTransactionInterceptor } from './database/tenant-transaction';
+import { ShutdownState } from './health/shutdown-state';
 import { RATE_LIMIT_POLICY_HEADER } from './rate-limit/rate-limit-headers';
 import { RateLimiter } from './rate-limit/rate-limiter';
 
@@ -39,6 +40,13 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', runtime.config.trustProxy ? runtime.config.trustProxy.split(',').map((s) => s.trim()) : false);
+  // Once shutdown begins, every answer closes its connection, so keep-alive clients move on
+  // to another instance and the server can drain (see main.ts).
+  const shutdown = app.get(ShutdownState);
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    if (shutdown.isShuttingDown) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(requestIdMiddleware);
   app.use(NO_STORE_PATHS, noStoreMiddleware);
   // The token body is parsed before the guards run; its 400/413/415 still name the policy.

@@ -36,7 +36,20 @@ async function main(): Promise<void> {
     logger.log(`${signal} received: readiness is now 503, draining`, 'Bootstrap');
     app.get(ShutdownState).begin();
     await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
-    await app.close(); // stops accepting, lets in-flight requests finish, closes pools
+    // Stop accepting and let in-flight requests finish before anything they need is closed:
+    // Nest's own close() ends the database pools before the HTTP server. Since shutdown began
+    // every answer says `Connection: close`, so busy keep-alive connections end with their
+    // current request; idle ones close now; past the grace, whatever is left is cut.
+    const server = app.getHttpServer();
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => {
+      logger.warn(`shutdown grace of ${config.shutdownGraceMs} ms over: closing the remaining connections`, 'Bootstrap');
+      server.closeAllConnections();
+    }, config.shutdownGraceMs);
+    await drained;
+    clearTimeout(grace);
+    await app.close(); // modules: pools, Redis, audit writer (its queued rows are written first)
     await runtime.embedded?.stop();
     process.exit(0);
   };

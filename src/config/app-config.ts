@@ -60,6 +60,8 @@ export class AppConfig {
   readonly trustProxy?: string;
   readonly auditTimeoutMs: number;
   readonly shutdownDelayMs: number;
+  /** After the delay, how long in-flight requests may take before the remaining connections are cut. */
+  readonly shutdownGraceMs: number;
   /** Node's HTTP server limits: a client slower than these is cut off (see http-server.ts). */
   readonly http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
 
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: vars.TRUST_PROXY,
     auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? (production ? 5000 : 0),
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 20_000,
     http: {
       headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS ?? 10_000,
       requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS ?? 30_000,

@@ -175,6 +175,10 @@ export class EnvironmentVariables {
   SHUTDOWN_DELAY_MS?: number;
 
   @IsOptional()
+  @IntegerIn(1000, 600000, ' milliseconds')
+  SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional()
   @IntegerIn(500, 120000, ' milliseconds')
   HTTP_HEADERS_TIMEOUT_MS?: number;
 

@@ -1,6 +1,7 @@
 /**
  * Whether an error means PostgreSQL could not be used right now (down, restarting,
- * unreachable, out of connections, or a query over its budget): answered 503, never 500.
+ * unreachable, out of connections, a query over its budget, or the pool already closed by a
+ * shutdown): answered 503, never 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
@@ -12,7 +13,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (/^(08|53|57)/.test(code) || code === '25P03') return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|the database system is (starting up|shutting down)/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i.test(
     message,
   );
 }
