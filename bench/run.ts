@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
@@ -12,39 +11,13 @@ import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scen
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
 import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
 import { firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
-import { ServiceProcess } from './service';
+import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 
-const PRODUCTION_ENTRY = join('dist', 'src', 'main.js');
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
-/** Quotas no scenario can reach, so the limiter is exercised on every request but never refuses. */
-const UNREACHABLE = '100000000/60';
 
 const began = Date.now();
 const log = (line: string) => process.stdout.write(`[bench ${String(Math.round((Date.now() - began) / 1000)).padStart(4)} s] ${line}\n`);
 const seconds = (since: number) => round((Date.now() - since) / 1000, 1);
-
-/** The environment of the service and the CLI: production mode against the bench database. */
-function serviceEnv(db: BenchDatabase, tmp: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.REDIS_URL; // the main pass counts in process; the Redis pass sets it
-  return {
-    ...env,
-    NODE_ENV: 'production',
-    DATABASE_URL: db.urls.api,
-    MIGRATION_DATABASE_URL: db.urls.owner,
-    AUDIT_DATABASE_URL: db.urls.audit,
-    DATA_DIR: tmp,
-    JWT_PRIVATE_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    RATE_LIMIT_CLIENT: UNREACHABLE,
-    RATE_LIMIT_COMPANY: UNREACHABLE,
-    RATE_LIMIT_EMAIL_CONTENT: UNREACHABLE,
-    RATE_LIMIT_CHAT_CONTENT: UNREACHABLE,
-    RATE_LIMIT_TOKEN: UNREACHABLE,
-    SHUTDOWN_DELAY_MS: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-  };
-}
 
 let profileDir: string | undefined;
 

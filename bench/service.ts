@@ -1,6 +1,36 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BenchDatabase } from './database';
+
+export const PRODUCTION_ENTRY = join('dist', 'src', 'main.js');
+/** Quotas no scenario can reach, so the limiter is exercised on every request but never refuses. */
+const UNREACHABLE = '100000000/60';
+
+/** The environment of the service and the CLI: production mode against the bench database. */
+export function serviceEnv(db: BenchDatabase, tmp: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.REDIS_URL; // the main pass counts in process; the Redis pass sets it
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    DATABASE_URL: db.urls.api,
+    MIGRATION_DATABASE_URL: db.urls.owner,
+    AUDIT_DATABASE_URL: db.urls.audit,
+    DATA_DIR: tmp,
+    JWT_PRIVATE_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    RATE_LIMIT_CLIENT: UNREACHABLE,
+    RATE_LIMIT_COMPANY: UNREACHABLE,
+    RATE_LIMIT_EMAIL_CONTENT: UNREACHABLE,
+    RATE_LIMIT_CHAT_CONTENT: UNREACHABLE,
+    RATE_LIMIT_TOKEN: UNREACHABLE,
+    SHUTDOWN_DELAY_MS: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+}
 
 /** Resident memory of a process, read from /proc (Linux): now and the kernel's high-water mark. */
 export function residentMb(pid: number): { rss: number; hwm: number } {
