@@ -10,6 +10,7 @@ import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { NO_STORE_PATHS, noStoreMiddleware, OAUTH_TOKEN_PATH, requestIdMiddleware } from './common/http/request-id';
 import { HardenedExpressAdapter } from './common/http/http-server';
+import { literalMalformedEscapes } from './common/http/path-escapes';
 import { RouteTable } from './common/http/route-table';
 import { setupOpenApi } from './common/openapi/openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
@@ -22,8 +23,8 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 /**
  * Builds the HTTP application: the same pipeline for `main.ts` and the e2e tests.
  *
- * Request pipeline: request id → no-store headers → CLS context → (token body parser) →
- * guards (RateLimit-Policy → bearer → API access → rate limit → scopes) → query validation → audit
+ * Request pipeline: request id → malformed path escapes made literal → no-store headers →
+ * CLS context → (token body parser) → guards (RateLimit-Policy → bearer → API access → rate limit → scopes) → query validation → audit
  * interceptor → envelope interceptor → tenant transaction → controller → service →
  * repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
  */
@@ -48,6 +49,7 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
     next();
   });
   app.use(requestIdMiddleware);
+  app.use(literalMalformedEscapes);
   app.use(NO_STORE_PATHS, noStoreMiddleware);
   // The token body is parsed before the guards run; its 400/413/415 still name the policy.
   const tokenPolicy = app.get(RateLimiter).policyHeader(['token']);

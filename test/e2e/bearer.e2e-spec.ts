@@ -285,6 +285,18 @@ describe('bearer authentication on /v1', () => {
       expectError(await get('/v1/_probe/auth/transcripts', t), 403, 'API_ACCESS_DISABLED');
     });
 
+    it.each(['%zz', '%C0%AF', '%E0%80', '%'])(
+      'treats a path id with a malformed escape (%s) as any unknown id: 401 first, then 404; an unknown route stays 404',
+      async (escape) => {
+        expectError(await get(`/v1/meetings/${escape}`), 401, 'MISSING_ACCESS_TOKEN');
+        expectError(await get(`/v1/meetings/${escape}/transcript`, 'x'), 401, 'INVALID_ACCESS_TOKEN');
+        expectError(await get(`/v1/meetings/${escape}`, token), 404, 'RESOURCE_NOT_FOUND');
+        expectError(await get(`/v1/calls/${escape}/answers`, token), 404, 'RESOURCE_NOT_FOUND');
+        expectError(await get(`/v1/no-such-route/${escape}`, token), 404, 'RESOURCE_NOT_FOUND');
+        expectError(await http.post(`/v1/meetings/${escape}`), 405, 'METHOD_NOT_ALLOWED');
+      },
+    );
+
     it('puts 403 INSUFFICIENT_SCOPE before 400 validation', async () => {
       const narrow = await tokenFor(http, client, { scope: 'calls.read' });
       expectError(await get('/v1/_probe/auth/transcripts?bogus=1', narrow), 403, 'INSUFFICIENT_SCOPE');
