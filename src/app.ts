@@ -40,6 +40,12 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);
+  // No answer carries a validator (ETag, Last-Modified), so no request is ever "fresh": without
+  // this, Express answers `If-None-Match: *` with an empty 304 instead of the data.
+  Object.defineProperty((app.getHttpAdapter().getInstance() as { request: Request }).request, 'fresh', {
+    configurable: true,
+    get: () => false,
+  });
   app.set('trust proxy', runtime.config.trustProxy ? runtime.config.trustProxy.split(',').map((s) => s.trim()) : false);
   // Once shutdown begins, every answer closes its connection, so keep-alive clients move on
   // to another instance and the server can drain (see main.ts).

@@ -59,6 +59,20 @@ describe('request pipeline', () => {
       expect(a.body.request_id).toBe(a.headers['x-request-id']);
     });
 
+    it('answers conditional requests with the data: no validators are given, so nothing is "not modified"', async () => {
+      for (const [name, value] of [
+        ['If-None-Match', '*'],
+        ['If-None-Match', 'W/"x"'],
+        ['If-Modified-Since', 'Thu, 01 Jan 2099 00:00:00 GMT'],
+      ]) {
+        const res = await http.get('/v1/_probe/items/item_03').set(name, value);
+        expect({ header: name, status: res.status, id: res.body.data?.id }).toEqual({ header: name, status: 200, id: 'item_03' });
+        expect((await http.get('/health/live').set(name, value)).status).toBe(200);
+      }
+      const plain = await http.get('/v1/_probe/items/item_03');
+      expect([plain.headers.etag, plain.headers['last-modified']]).toEqual([undefined, undefined]);
+    });
+
     it('ignores a client-supplied X-Request-Id', async () => {
       const res = await http.get('/v1/_probe/items/item_01').set('X-Request-Id', 'req_forged');
       expect(res.headers['x-request-id']).not.toBe('req_forged');
