@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
@@ -156,6 +157,38 @@ describe('POST /oauth/token', () => {
         expectOAuthError(await http.post(path).type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
       },
     );
+
+    describe('content codings', () => {
+      const form = () => `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`;
+      // superagent would form-encode a Buffer body; it goes as it is.
+      const post = (coding: string, body: Buffer) =>
+        http
+          .post('/oauth/token')
+          .set('Content-Type', 'application/x-www-form-urlencoded')
+          .set('Content-Encoding', coding)
+          .serialize((raw) => raw)
+          .send(body);
+
+      it.each([
+        ['gzip', gzipSync],
+        ['deflate', deflateSync],
+        ['br', brotliCompressSync],
+      ])('reads a %s body', async (coding, compress) => {
+        expect((await post(coding, compress(Buffer.from(form())))).status).toBe(200);
+      });
+
+      it.each(['gzip', 'deflate', 'br'])('answers 400 invalid_request for a body that is not the %s it claims', async (coding) => {
+        expectOAuthError(await post(coding, Buffer.from(form())), 400, 'invalid_request');
+      });
+
+      it('answers 415 for a content coding it does not know', async () => {
+        expectOAuthError(await post('x-compress', Buffer.from(form())), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      });
+
+      it('answers 413 for a small compressed body that inflates beyond 8 KiB', async () => {
+        expectOAuthError(await post('gzip', gzipSync(Buffer.from(`${form()}&pad=${'x'.repeat(64 * 1024)}`))), 413, 'PAYLOAD_TOO_LARGE');
+      });
+    });
 
     it('answers 415 when there is no Content-Type', async () => {
       expectOAuthError(await http.post('/oauth/token'), 415, 'UNSUPPORTED_MEDIA_TYPE');

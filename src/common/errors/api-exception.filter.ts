@@ -85,10 +85,22 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const bodyErrorType = (exception as { type?: unknown } | null)?.type;
     if (typeof bodyErrorType === 'string' && BODY_ERRORS[bodyErrorType]) return new ApiError(BODY_ERRORS[bodyErrorType]);
+    const clientError = clientErrorStatus(exception);
+    if (clientError) return new ApiError(STATUS_CODES[clientError]);
     if (isDatabaseUnavailable(exception))
       return new ApiError('SERVICE_UNAVAILABLE', 'A required dependency is unavailable; retry with backoff.');
     return new ApiError('INTERNAL_ERROR', GENERIC_INTERNAL_DETAIL);
   }
+}
+
+/**
+ * The status of an http-errors client error that carries no `type` (body-parser wraps a
+ * decompression failure, such as a body that is not the gzip it claims, as a bare 400), when
+ * the API has a code for it.
+ */
+function clientErrorStatus(exception: unknown): number | undefined {
+  const { status, expose } = (exception ?? {}) as { status?: unknown; expose?: unknown };
+  return expose === true && typeof status === 'number' && status >= 400 && status < 500 && STATUS_CODES[status] ? status : undefined;
 }
 
 function describe(exception: unknown): string {
