@@ -42,7 +42,7 @@ export function auditEventOf(req: Request, cls: ClsService, status: number, reso
     method: req.method,
     // The router's catch-all (`/{*path}`, which answers unknown paths) is no route.
     route: typeof routePath === 'string' && !routePath.includes('*') ? `${req.method} ${routePath.replace(/:(\w+)/g, '{$1}')}` : null,
-    pathParams: Object.fromEntries(Object.entries(req.params ?? {}).map(([k, v]) => [k, clip(String(v))])),
+    pathParams: Object.fromEntries(Object.entries(req.params ?? {}).map(([k, v]) => [k, storable(String(v))])),
     query: queryOf(req.query),
     status,
     resourceIds,
@@ -65,11 +65,19 @@ function queryOf(query: Request['query']): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query ?? {})) {
     if (key === 'cursor') continue;
-    const k = clip(key);
+    const k = storable(key);
     if (CREDENTIAL_LIKE.test(key)) out[k] = '[redacted]';
-    else out[k] = Array.isArray(value) ? value.slice(0, 10).map((v) => clip(String(v))) : clip(String(value));
+    else out[k] = Array.isArray(value) ? value.slice(0, 10).map((v) => storable(String(v))) : storable(String(value));
   }
   return out;
 }
 
-const clip = (value: string) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);
+/**
+ * A client's text as the trail can hold it: PostgreSQL text and jsonb take no NUL character
+ * (`%00` in a path or query) and jsonb no lone surrogate, and one row it refuses would fail
+ * the whole batch it travels in. Both become U+FFFD; long values are cut.
+ */
+export function storable(value: string): string {
+  const clean = Buffer.from(value, 'utf8').toString('utf8').replaceAll('\u0000', '\uFFFD');
+  return clean.length > MAX_VALUE ? `${clean.slice(0, MAX_VALUE)}…` : clean;
+}

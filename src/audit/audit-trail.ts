@@ -117,16 +117,31 @@ export class AuditTrail implements OnModuleDestroy {
     const batch = this.pending.splice(0, MAX_BATCH);
     this.inFlight++;
     try {
+      await this.write(batch);
+    } finally {
+      this.inFlight--;
+      this.schedule();
+    }
+  }
+
+  /**
+   * One INSERT for the batch. When the database refuses a row's data (rather than being
+   * unreachable), the rows are written one by one, so a bad row fails alone instead of
+   * failing every request that shares its batch.
+   */
+  private async write(batch: Waiting[]): Promise<void> {
+    try {
       await this.insert(batch.map((w) => w.event));
       this.stats.written += batch.length;
       this.stats.batches++;
       for (const w of batch) w.done();
     } catch (error) {
+      if (batch.length > 1 && isDataError(error)) {
+        for (const w of batch) await this.write([w]);
+        return;
+      }
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const w of batch) w.done(failure);
-    } finally {
-      this.inFlight--;
-      this.schedule();
     }
   }
 
@@ -150,4 +165,10 @@ export class AuditTrail implements OnModuleDestroy {
       ],
     });
   }
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the rows, not the store, are at fault. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code);
 }

@@ -4,7 +4,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuditRecord } from '../../src/audit/audit-reader';
+import { AuditEvent } from '../../src/audit/audit-event';
 import { AuditTrail } from '../../src/audit/audit-trail';
+import { newRequestId } from '../../src/common/http/request-id';
 import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref } from '../../src/seeding/recordings.factory';
@@ -163,6 +165,38 @@ describe('audit trail', () => {
       const [row] = await eventuallyRows(res.headers['x-request-id']);
       expect(row).toMatchObject({ status, route, resource_ids: [] });
       if (who === 'company') expect(row.company).toBe(company.publicId);
+    });
+
+    it('records a path and a query holding NUL characters, with U+FFFD in their place', async () => {
+      const res = await get('/v1/meetings/a%00b?x%00=%00');
+      expect(res.status).toBe(400);
+      const [row] = await eventuallyRows(res.headers['x-request-id']);
+      expect(row).toMatchObject({ status: 400, path_params: { meeting_id: 'a\uFFFDb' }, query: { 'x\uFFFD': '\uFFFD' } });
+    });
+
+    it('writes the other rows of a batch when the database refuses one, so only that request fails', async () => {
+      const trail = app.get(AuditTrail);
+      const event = (pathParams: Record<string, string>): AuditEvent => ({
+        occurredAt: new Date(),
+        requestId: newRequestId(),
+        company: company.publicId,
+        client: null,
+        address: null,
+        method: 'GET',
+        route: null,
+        pathParams,
+        query: {},
+        status: 404,
+        resourceIds: [],
+      });
+      // Recorded in one turn of the event loop: one batch. PostgreSQL refuses NUL in jsonb.
+      const events = [event({}), event({ id: 'a\u0000b' }), event({})];
+      const before = { ...trail.stats };
+      const outcomes = await Promise.allSettled(events.map((e) => trail.record(e)));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const counts = await Promise.all(events.map(async (e) => (await rowsOf(db, e.requestId)).length));
+      expect(counts).toEqual([1, 0, 1]);
+      expect(trail.stats.written - before.written).toBe(2);
     });
 
     it('records token issuance, success and failure, and never a secret or a token', async () => {
