@@ -26,7 +26,10 @@ const QUOTA_VARIABLES: Record<RateLimitPolicyName, keyof EnvironmentVariables> =
 };
 
 /** Raised for configuration that cannot start the service; its message is the one line printed. */
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  /** The CLI's error code for it (`{"error": {"code", "message"}}`). */
+  readonly code = 'INVALID_CONFIGURATION';
+}
 
 /**
  * The validated, typed configuration. Built once from the environment; nothing else in the

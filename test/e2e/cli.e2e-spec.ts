@@ -8,7 +8,12 @@ import { assertTestDatabase, ownerDataSource } from '../support/test-app';
 const run = promisify(execFile);
 
 /** Runs the real CLI in its own process, as an admin would. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWith({}, ...args);
+}
+
+/** The CLI with `env` added to the test environment. */
+async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args], {
       env: {
@@ -18,6 +23,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
         MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
         CURSOR_SECRET: 'cli-test-cursor-secret-0123456789abcdef',
         DATA_DIR: `${process.env.TEST_ROOT}/cli-data`,
+        ...env,
       },
     });
     return { code: 0, stdout, stderr };
@@ -75,6 +81,18 @@ describe('admin CLI: companies', () => {
     const res = await cli(...args);
     expect(res.code).not.toBe(0);
     expect(onlyJson(res.stdout)).toEqual({ error: { code, message: expect.any(String) } });
+  });
+
+  it('refuses invalid configuration with INVALID_CONFIGURATION, naming the variable, before touching anything', async () => {
+    const json = await cliWith({ RATE_LIMIT_CLIENT: '600 per minute' }, 'company:create', '--name', 'Nunca', '--json');
+    expect(json.code).not.toBe(0);
+    expect(onlyJson(json.stdout)).toEqual({
+      error: { code: 'INVALID_CONFIGURATION', message: expect.stringMatching(/^Invalid configuration: RATE_LIMIT_CLIENT /) },
+    });
+    const text = await cliWith({ TOKEN_TTL_SECONDS: '-1' }, 'company:create', '--name', 'Nunca');
+    expect(text.code).not.toBe(0);
+    expect(text.stderr).toMatch(/^error: Invalid configuration: TOKEN_TTL_SECONDS .*\(INVALID_CONFIGURATION\)$/m);
+    expect(await owner.getRepository(Company).countBy({ name: 'Nunca' })).toBe(0);
   });
 
   it('without --json prints readable text, and errors on stderr', async () => {
