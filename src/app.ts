@@ -24,9 +24,9 @@ import { RateLimiter } from './rate-limit/rate-limiter';
  * Builds the HTTP application: the same pipeline for `main.ts` and the e2e tests.
  *
  * Request pipeline: request id → malformed path escapes made literal → no-store headers →
- * CLS context → (token body parser) → guards (RateLimit-Policy → bearer → API access → rate limit → scopes) → query validation → audit
- * interceptor → envelope interceptor → tenant transaction → controller → service →
- * repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
+ * CLS context → (token body parser) → guards (RateLimit-Policy → bearer → API access → rate
+ * limit → scopes) → query validation → audit interceptor → envelope interceptor → tenant
+ * transaction → controller → service → repository; every error ends in ApiExceptionFilter (which records it in the audit trail).
  */
 export async function createApp(runtime: Runtime, extra: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(

@@ -17,18 +17,6 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** body-parser and raw-body errors carry a `type`; each has its documented answer. */
-const BODY_ERRORS: Record<string, ErrorCode> = {
-  'entity.too.large': 'PAYLOAD_TOO_LARGE',
-  'entity.parse.failed': 'INVALID_REQUEST',
-  'entity.verify.failed': 'INVALID_REQUEST',
-  'request.aborted': 'INVALID_REQUEST',
-  'request.size.invalid': 'INVALID_REQUEST',
-  'parameters.too.many': 'PAYLOAD_TOO_LARGE',
-  'encoding.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
-  'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
-};
-
 /**
  * The single place where errors become responses: the spec's error envelope on the API,
  * the OAuth error shape on the token endpoint. Nothing of an unexpected error's cause
@@ -83,8 +71,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code = STATUS_CODES[status];
       if (code) return new ApiError(code);
     }
-    const bodyErrorType = (exception as { type?: unknown } | null)?.type;
-    if (typeof bodyErrorType === 'string' && BODY_ERRORS[bodyErrorType]) return new ApiError(BODY_ERRORS[bodyErrorType]);
     const clientError = clientErrorStatus(exception);
     if (clientError) return new ApiError(STATUS_CODES[clientError]);
     if (isDatabaseUnavailable(exception))
@@ -94,9 +80,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 }
 
 /**
- * The status of an http-errors client error that carries no `type` (body-parser wraps a
- * decompression failure, such as a body that is not the gzip it claims, as a bare 400), when
- * the API has a code for it.
+ * The status of an http-errors client error, when the API has a code for it. body-parser and
+ * raw-body report every refusal so: 413 (too large, too many parameters), 415 (charset, content
+ * coding), 400 (unparsable, aborted, a body that is not the gzip it claims).
  */
 function clientErrorStatus(exception: unknown): number | undefined {
   const { status, expose } = (exception ?? {}) as { status?: unknown; expose?: unknown };
