@@ -244,6 +244,10 @@ describe('fuzzing every route (fast-check)', () => {
 
   // --- /oauth/token ------------------------------------------------------------------------
 
+  /** The client of the test with that id, and its tenant. */
+  const clientOf = (clientId: string) =>
+    world.tenants.flatMap((tenant) => tenant.clients.map((c) => ({ ...c, tenant }))).find((c) => c.clientId === clientId);
+
   /** The statuses the contract allows for a token request; one status where the request leaves no doubt. */
   function expectedToken(t: TokenAttempt): number[] {
     if (t.request.method !== 'POST') return [405];
@@ -266,9 +270,7 @@ describe('fuzzing every route (fast-check)', () => {
     } else if (t.basic && value('client_secret') === undefined && [undefined, t.basic.clientId].includes(value('client_id'))) {
       presented = t.basic;
     }
-    const client = world.tenants
-      .flatMap((tenant) => tenant.clients.map((c) => ({ ...c, tenant })))
-      .find((c) => c.clientId === presented?.clientId);
+    const client = presented && clientOf(presented.clientId);
     const scopes = value('scope')?.split(' ').filter(Boolean) ?? [];
     if (!clean || !presented || !scopes.every((s) => (client?.scopes ?? ALL_SCOPES).includes(s as Scope))) return [200, 400, 401, 403];
     if (!client || client.clientSecret !== presented.clientSecret) return [401];
@@ -301,7 +303,7 @@ describe('fuzzing every route (fast-check)', () => {
       string,
       unknown
     >;
-    const client = world.tenants.flatMap((tenant) => tenant.clients.map((c) => ({ ...c, tenant }))).find((c) => c.clientId === claims.sub);
+    const client = clientOf(String(claims.sub));
     check(client, `token for ${String(claims.sub)}, not a client of the test`);
     const presentedSecrets = [t.basic?.clientSecret, ...t.fields.filter(([k]) => k === 'client_secret').map(([, v]) => v)];
     check(presentedSecrets.includes(client.clientSecret), 'a token was issued without the client secret');
