@@ -1,7 +1,7 @@
-import { createHash, createPrivateKey, createPublicKey, KeyObject, randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
-import { base62 } from '../common/ids/public-id';
+import { randomIdBody } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { RuntimeSecrets } from '../config/runtime';
 import { AuthErrors } from './auth-errors';
@@ -72,7 +72,7 @@ export class AccessTokens {
       audience: TOKEN_AUDIENCE,
       subject: subject.clientId,
       expiresIn: this.ttlSeconds,
-      jwtid: `tok_${base62(randomBytes(16), 22)}`,
+      jwtid: `tok_${randomIdBody()}`,
     });
     return { token, expiresIn: this.ttlSeconds };
   }

@@ -189,7 +189,7 @@ class DemoData {
           owner,
           title: `${kind === 'meeting' ? 'Reunião' : 'Ligação'} ${MEETING_LABELS[i % MEETING_LABELS.length]} — ${f.company.name()}`,
           mediaType: kind === 'call' ? 'audio' : i % 4 === 3 ? 'audio' : 'video',
-          audience: i % 5 === 4 ? 'internal' : 'external',
+          audience: i % 5 === 4 ? 'internal' : 'external', // internal: nobody from outside, so no participant listed
           meetingAt,
           createdAt: new Date(meetingAt.getTime() + (durationSeconds + 120) * 1000),
           durationSeconds,
@@ -221,7 +221,7 @@ class DemoData {
                 }
               : { code: 'in_call_recording', subcode: null, occurred_at: new Date(meetingAt.getTime() + 60_000).toISOString() },
           ],
-          participants: this.participants(kind, customer, account),
+          participants: i % 5 === 4 ? [] : this.participants(kind, customer, account),
           customerQuestions: [
             { question: 'Qual é o prazo de implantação?', category: 'implementation' },
             { question: 'O preço inclui treinamento?', category: 'pricing' },

@@ -36,6 +36,7 @@ export interface RecordingOptions {
   owner: UserRef;
   title?: string;
   mediaType?: 'video' | 'audio';
+  /** Derived from `participants` when omitted; `internal` alone means no outside participant. */
   audience?: 'internal' | 'external';
   meetingAt?: Date;
   createdAt?: Date;
@@ -52,7 +53,7 @@ export interface RecordingOptions {
   enablement?: { speakers: UserRef[]; meetingType?: string | null; nextSteps?: string | null; othersSeconds?: number | null };
   skillScores?: Array<{ user: UserRef; skill: Ref; score: number }>;
   botHistory?: Array<{ code: string | null; subcode: string | null; occurred_at: string }>;
-  /** External participants; one generic customer by default. */
+  /** External participants; one generic customer by default (none for an internal record). */
   participants?: Participant[];
   customerQuestions?: Array<{ question: string; category: string }>;
   /** The transcript's utterances (both variants); two short lines by default. */
@@ -123,24 +124,28 @@ export class RecordingsFactory extends TenantFactory {
     const transcript = o.transcript ?? 'not_started';
     const completed = transcript === 'original' || transcript === 'enhanced';
     const meetingAt = o.meetingAt ?? new Date(Date.now() - randomInt(1, 90 * 86_400) * 1000);
+    const participants =
+      o.participants ??
+      (o.audience === 'internal'
+        ? []
+        : kind === 'meeting'
+          ? [{ display_name: 'Cliente Externo', email: `cliente.${token()}@cliente.com.br` }]
+          : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678' }]);
+    // The database checks it too: external exactly when someone from outside took part.
+    const audience = participants.length > 0 ? 'external' : 'internal';
+    if (o.audience && o.audience !== audience)
+      throw new Error(`an ${o.audience} record cannot list ${participants.length} outside participants`);
     const recording = await this.insert('recordings', kind === 'meeting' ? 'meeting' : 'call', {
       kind,
       title: o.title ?? `${kind === 'meeting' ? 'Reunião' : 'Ligação'} ${token()}`,
       media_type: o.mediaType ?? (kind === 'meeting' ? 'video' : 'audio'),
-      audience: o.audience ?? 'external',
+      audience,
       meeting_at: meetingAt,
       duration_seconds: o.durationSeconds ?? randomInt(60, 3600),
       no_show: o.noShow ?? false,
       owner_id: o.owner.id,
       template_id: o.template?.id ?? null,
-      participants: JSON.stringify(
-        (
-          o.participants ??
-          (kind === 'meeting'
-            ? [{ display_name: 'Cliente Externo', email: `cliente.${token()}@cliente.com.br` }]
-            : [{ display_name: 'Cliente Externo', phone: '+55 11 91234-5678' }])
-        ).map((p) => ({ ...p, kind: 'external' })),
-      ),
+      participants: JSON.stringify(participants.map((p) => ({ ...p, kind: 'external' }))),
       customer_questions: JSON.stringify(
         o.customerQuestions ?? [{ question: 'Qual é o prazo de implantação?', category: 'implementation' }],
       ),
@@ -200,10 +205,11 @@ export class RecordingsFactory extends TenantFactory {
   async bulk(kind: RecordingKind, count: number, owner: Ref, from: Date, options: { sameCreatedAt?: boolean } = {}): Promise<void> {
     const prefix = kind === 'meeting' ? 'mtg_' : 'call_';
     await this.db.query(
-      `INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, owner_id, bot_history,
-         transcript_status, created_at, updated_at)
-       SELECT $1 || substr(md5(random()::text || g::text), 1, 22), $2, $3, 'Registro ' || g, CASE WHEN g % 2 = 0 THEN 'video' ELSE 'audio' END,
+      `INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, owner_id, participants,
+         bot_history, transcript_status, created_at, updated_at)
+       SELECT app_public_id($1), $2, $3, 'Registro ' || g, CASE WHEN g % 2 = 0 THEN 'video' ELSE 'audio' END,
          CASE WHEN g % 3 = 0 THEN 'internal' ELSE 'external' END, $4::timestamptz + g * interval '1 hour', 600, $5,
+         CASE WHEN g % 3 = 0 THEN '[]'::jsonb ELSE '[{"display_name": "Cliente", "email": "cliente@cliente.com.br", "kind": "external"}]'::jsonb END,
          CASE WHEN $3 = 'meeting' THEN '[]'::jsonb END, CASE WHEN g % 4 = 0 THEN 'completed' ELSE 'processing' END,
          $4::timestamptz + CASE WHEN $7 THEN interval '0' ELSE g * interval '1 second' END, $4::timestamptz
        FROM generate_series(1, $6) g`,

@@ -142,13 +142,14 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
     `WITH r AS (
        INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, no_show, owner_id,
          template_id, participants, customer_questions, bot_history, transcript_status, created_at, updated_at)
-       SELECT $1 || substr(md5(random()::text || clock_timestamp()::text || g::text), 1, 22), $2, $3,
+       SELECT app_public_id($1), $2, $3,
          CASE WHEN $3 = 'meeting' THEN 'Reunião ' ELSE 'Ligação ' END || g,
          CASE WHEN $3 = 'call' OR g % 4 = 0 THEN 'audio' ELSE 'video' END,
          CASE WHEN g % 5 = 0 THEN 'internal' ELSE 'external' END,
          at, 300 + g % 3300, g % 23 = 0, ($4::bigint[])[1 + (g / 5) % cardinality($4::bigint[])],
          CASE WHEN g % 3 = 0 THEN NULL ELSE $5::bigint END,
-         CASE WHEN $3 = 'meeting'
+         CASE WHEN g % 5 = 0 THEN '[]'::jsonb
+           WHEN $3 = 'meeting'
            THEN jsonb_build_array(jsonb_build_object('display_name', 'Cliente ' || g, 'email', 'cliente' || g || '@cliente.com.br', 'kind', 'external'))
            ELSE jsonb_build_array(jsonb_build_object('display_name', 'Cliente ' || g, 'phone', '+55 11 9' || lpad((g % 100000000)::text, 8, '0'), 'kind', 'external')) END,
          '[{"question": "Qual é o prazo de implantação?", "category": "implementation"}]'::jsonb,
@@ -166,14 +167,14 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
        WHERE transcript_status = 'completed'
      ), evaluations AS (
        INSERT INTO recording_evaluations (public_id, company_id, recording_id, status, score, justification)
-       SELECT 'eval_' || substr(md5(random()::text || id::text), 1, 22), $2, id, s.status,
+       SELECT app_public_id('eval_'), $2, id, s.status,
          CASE WHEN s.status = 'completed' THEN (n * 37 % 101)::int END,
          CASE WHEN s.status = 'completed' THEN 'Boa condução da descoberta.' END
        FROM numbered, LATERAL (SELECT (ARRAY['completed', 'completed', 'processing', 'failed', 'not_started'])[1 + n % 5] AS status) s
        WHERE n % 4 <> 0
      ), answers AS (
        INSERT INTO recording_answers (public_id, company_id, recording_id, question_id, answer)
-       SELECT 'ans_' || substr(md5(random()::text || id::text || q::text), 1, 22), $2, id, q, 'Resposta'
+       SELECT app_public_id('ans_'), $2, id, q, 'Resposta'
        FROM numbered, unnest($8::bigint[]) q WHERE template_id IS NOT NULL
      ), tags AS (
        INSERT INTO recording_tags (company_id, recording_id, tag_id)
@@ -224,7 +225,7 @@ async function conversationsBatch(
     channel === 'email'
       ? `WITH c AS (
            INSERT INTO email_conversations (public_id, company_id, thread_key, subject, first_message_at, last_message_at, last_message_direction)
-           SELECT 'eml_' || substr(md5(random()::text || clock_timestamp()::text || g::text), 1, 22), $1,
+           SELECT app_public_id('eml_'), $1,
              md5(random()::text || clock_timestamp()::text || g::text) || '@volume', 'Proposta comercial ' || g, at, at, 'outbound'
            FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
            RETURNING id, first_message_at AS at, subject
@@ -236,7 +237,7 @@ async function conversationsBatch(
          )
          INSERT INTO email_messages (public_id, company_id, conversation_id, message_id, sent_at, direction, subject, snippet, body_text,
            sender, recipients_to, attachments)
-         SELECT 'emsg_' || substr(md5(random()::text || c.id::text || k::text), 1, 22), $1, c.id,
+         SELECT app_public_id('emsg_'), $1, c.id,
            md5(random()::text || clock_timestamp()::text || c.id::text || k::text) || '@volume', c.at + k * interval '17 minutes',
            CASE WHEN k % 2 = 0 THEN 'outbound' ELSE 'inbound' END, CASE WHEN k = 0 THEN c.subject ELSE 'Re: ' || c.subject END,
            'Olá, segue a proposta conforme conversamos.', 'Olá,\n\nSegue a proposta conforme conversamos.\n\nAbraços',
@@ -249,7 +250,7 @@ async function conversationsBatch(
       : `WITH c AS (
            INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id, seller_phone,
              first_message_at, last_message_at, last_message_direction)
-           SELECT 'wa_' || substr(md5(random()::text || clock_timestamp()::text || g::text), 1, 22), $1, 'chat_web',
+           SELECT app_public_id('wa_'), $1, 'chat_web',
              md5(random()::text || clock_timestamp()::text || g::text), false, '+55 11 9' || lpad((g % 100000000)::text, 8, '0'),
              'Contato ' || g, ($5::bigint[])[1 + g % cardinality($5::bigint[])], '+55 11 90000-0000', at, at, 'inbound'
            FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
@@ -259,7 +260,7 @@ async function conversationsBatch(
            SELECT $1, id, ($4::bigint[])[1 + (id % cardinality($4::bigint[]))::int] FROM c
          )
          INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
-         SELECT 'wamsg_' || substr(md5(random()::text || c.id::text || k::text), 1, 22), $1, c.id, md5(random()::text || c.id::text || k::text),
+         SELECT app_public_id('wamsg_'), $1, c.id, md5(random()::text || c.id::text || k::text),
            c.at + k * interval '3 minutes', CASE WHEN k % 2 = 0 THEN 'inbound' ELSE 'outbound' END,
            CASE WHEN k % 2 = 0 THEN c.contact_phone ELSE '+55 11 90000-0000' END,
            CASE WHEN k % 2 = 0 THEN c.contact_name ELSE 'Vendedor' END, 'text', 'Mensagem ' || (k + 1)

@@ -5,6 +5,7 @@ import { ALL_SCOPES } from '../../src/auth/scopes';
 import { loadConfig } from '../../src/config/app-config';
 import { DemoCredentials, DemoSeeder } from '../../src/seeding/demo-seeder';
 import { tokenFor } from '../support/credentials';
+import { derivedFieldDisagreements } from '../support/derived-fields';
 import { traverse } from '../support/http';
 import { OpenApiResponses } from '../support/openapi-responses';
 import { createTestApp, ownerDataSource } from '../support/test-app';
@@ -45,6 +46,10 @@ describe('seed:demo, read back through the API', () => {
   }, 60_000);
   afterAll(() => Promise.all([db.destroy(), app.close()]));
 
+  it('tells the truth: every derived field agrees, through the API, with what it derives from', async () => {
+    expect(await derivedFieldDisagreements(get)).toEqual([]);
+  });
+
   it('creates a client holding every scope', async () => {
     const res = await get('/v1/context').expect(200);
     expect(res.body.data.company.id).toBe(demo.company_id);
@@ -70,7 +75,9 @@ describe('seed:demo, read back through the API', () => {
       expect(kinds(records, (r) => r.competitors.length > 0)).toEqual([false, true]);
       expect(kinds(records, (r) => r.tags.length > 0)).toEqual([false, true]);
       expect(records.some((r) => r.accounts.length > 1)).toBe(true);
-      expect(records.every((r) => r.customer_questions.length > 0 && r.participants.length > 0)).toBe(true);
+      expect(records.every((r) => r.customer_questions.length > 0)).toBe(true);
+      // Outside participants exactly on external records (internal ones had nobody from outside).
+      expect(records.every((r) => r.participants.length > 0 === (r.audience === 'external'))).toBe(true);
       if (collection === 'meetings') {
         expect(kinds(records, (r) => r.type)).toEqual(['audio', 'video']);
         expect(records.every((r) => r.bot_history.length > 0)).toBe(true);

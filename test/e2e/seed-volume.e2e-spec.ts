@@ -7,6 +7,7 @@ import { CompaniesService } from '../../src/companies/companies.service';
 import { VolumeSeeder } from '../../src/seeding/volume-seeder';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
+import { derivedFieldDisagreements } from '../support/derived-fields';
 import { traverse } from '../support/http';
 import { OpenApiResponses } from '../support/openapi-responses';
 import { createTestApp, ownerDataSource } from '../support/test-app';
@@ -31,6 +32,10 @@ describe('seed:volume, read back through the API', () => {
     token = await tokenFor(http, await createClient(db, company, { scopes: [...ALL_SCOPES] }));
   }, 60_000);
   afterAll(() => Promise.all([db.destroy(), app.close()]));
+
+  it('tells the truth: every derived field agrees, through the API, with what it derives from', async () => {
+    expect(await derivedFieldDisagreements(get)).toEqual([]);
+  });
 
   it('reports progress per batch up to each total', () => {
     expect(progress.filter(([what]) => what === 'meetings').at(-1)).toEqual(['meetings', 120, 120]);

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { base62 } from '../ids/public-id';
+import { randomIdBody } from '../ids/public-id';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -14,7 +13,7 @@ declare module 'http' {
 }
 
 export function newRequestId(): string {
-  return `req_${base62(randomBytes(16), 22)}`;
+  return `req_${randomIdBody()}`;
 }
 
 /**

@@ -10,12 +10,24 @@ describe('public ids', () => {
     expect(parseId(kind, id)).toBe(id);
   });
 
-  it('carries at least 96 random bits (no collisions in 20k ids, 22 base62 chars)', () => {
+  it('carries at least 128 random bits (no collisions in 20k ids, 22 base62 chars)', () => {
     const ids = new Set(Array.from({ length: 20_000 }, () => mintId('meeting')));
     expect(ids.size).toBe(20_000);
     expect([...ids][0].length - ID_PREFIX.meeting.length).toBe(22);
-    // 62^22 > 2^130: the body can hold the 128 bits it is minted from.
+    // Each character uniform over 62 symbols: 22 of them carry more than 128 bits.
     expect(22 * Math.log2(62)).toBeGreaterThan(128);
+  });
+
+  it('draws every character uniformly from base62, in every position', () => {
+    const bodies = Array.from({ length: 31_000 }, () => mintId('meeting').slice(ID_PREFIX.meeting.length));
+    for (const position of [0, 11, 21]) {
+      const counts = new Map<string, number>();
+      for (const body of bodies) counts.set(body[position], (counts.get(body[position]) ?? 0) + 1);
+      expect(counts.size).toBe(62);
+      // 500 expected per symbol; a chi-square over 61 degrees of freedom stays far below 130.
+      const chiSquare = [...counts.values()].reduce((sum, n) => sum + (n - 500) ** 2 / 500, 0);
+      expect(chiSquare).toBeLessThan(130);
+    }
   });
 
   it('rejects an id of another collection', () => {

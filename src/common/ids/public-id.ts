@@ -29,7 +29,7 @@ export type IdKind = keyof typeof ID_PREFIX;
 export type IdPrefix = (typeof ID_PREFIX)[IdKind];
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 128 random bits in base62 take 22 characters. */
+/** 22 base62 characters, each uniformly random: about 131 bits. */
 export const ID_BODY_LENGTH = 22;
 const BODY = new RegExp(`^[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);
 
@@ -44,9 +44,23 @@ export function base62(bytes: Buffer, length: number): string {
   return out.padStart(length, '0');
 }
 
-/** A new opaque public id of the kind: prefix + 128 random bits. */
+/**
+ * A new opaque public id of the kind: prefix + 22 characters drawn uniformly from base62. They
+ * are the base64 text of 32 random bytes without its `+`, `/` and padding (dropping two of 64
+ * equally likely symbols leaves the other 62 equally likely), which is what the SQL function
+ * `app_public_id(prefix)` does for ids minted inside PostgreSQL (seed:volume), so every id has
+ * the same form whatever created it.
+ */
 export function mintId(kind: IdKind): string {
-  return ID_PREFIX[kind] + base62(randomBytes(16), ID_BODY_LENGTH);
+  return ID_PREFIX[kind] + randomIdBody();
+}
+
+/** The 22 random base62 characters of every id the service mints (public ids, request ids, token ids). */
+export function randomIdBody(): string {
+  for (;;) {
+    const body = randomBytes(32).toString('base64').replace(/[+/=]/g, '').slice(0, ID_BODY_LENGTH);
+    if (body.length === ID_BODY_LENGTH) return body; // 43 symbols to draw from, so almost always
+  }
 }
 
 /**

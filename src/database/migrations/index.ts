@@ -4,6 +4,8 @@ import { Recordings1764000000000 } from './1764000000000-recordings';
 import { Conversations1764100000000 } from './1764100000000-conversations';
 import { Audit1764200000000 } from './1764200000000-audit';
 import { CredentialLookupsPlpgsql1764300000000 } from './1764300000000-credential-lookups-plpgsql';
+import { PublicIdFunction1764400000000 } from './1764400000000-public-id-function';
+import { AudienceFromParticipants1764500000000 } from './1764500000000-audience-from-participants';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -13,4 +15,6 @@ export const MIGRATIONS = [
   Conversations1764100000000,
   Audit1764200000000,
   CredentialLookupsPlpgsql1764300000000,
+  PublicIdFunction1764400000000,
+  AudienceFromParticipants1764500000000,
 ];
