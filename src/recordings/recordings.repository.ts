@@ -72,6 +72,16 @@ export interface TranscriptRow {
 }
 
 /**
+ * A meeting's bot history as stored (a JSON array, in the capture system's order), each instant
+ * written again by the one serializer of date-times (`iso`): whatever precision a writer
+ * stored, the answer has six fractional digits.
+ */
+const BOT_HISTORY = `CASE WHEN r.bot_history IS NULL THEN NULL ELSE (
+    SELECT coalesce(json_agg(json_build_object('code', h.entry->'code', 'subcode', h.entry->'subcode',
+             'occurred_at', ${iso("(h.entry->>'occurred_at')::timestamptz")}) ORDER BY h.n), '[]')
+      FROM jsonb_array_elements(r.bot_history) WITH ORDINALITY AS h(entry, n)) END`;
+
+/**
  * The record and all of its relations in one statement: one-to-one relations are joins,
  * one-to-many relations are correlated `json_agg` subqueries, each an index lookup by
  * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one.
@@ -79,7 +89,8 @@ export interface TranscriptRow {
 const RECORDING_SELECT = `
   SELECT r.id, ${micros('r.created_at')} AS created_micros,
     r.public_id, r.kind, r.title, r.status, r.media_type, r.audience, ${iso('r.meeting_at')} AS meeting_at,
-    r.duration_seconds, r.no_show, r.participants, r.customer_questions, r.bot_history, r.transcript_status,
+    r.duration_seconds, r.no_show, r.participants, r.customer_questions, r.transcript_status,
+    ${BOT_HISTORY} AS bot_history,
     ${iso('r.created_at')} AS created_at, ${iso('r.updated_at')} AS updated_at,
     json_build_object('id', u.public_id, 'name', u.name, 'email', u.email, 'team', team.value) AS owner,
     CASE WHEN tpl.id IS NULL THEN NULL ELSE json_build_object('id', tpl.public_id, 'name', tpl.name) END AS template,

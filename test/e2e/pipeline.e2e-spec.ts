@@ -127,6 +127,20 @@ describe('request pipeline', () => {
       expectErrorEnvelope(await http.get(path), 400, code);
     });
 
+    it('answers 400 INVALID_DATETIME saying to encode "+" as %2B when an offset\'s "+" arrived as a space', async () => {
+      // An unencoded `+` in a query string is a space to every form-encoding reader.
+      for (const value of ['2026-01-01T00:00:00+03:00', '2026-01-01T00:00:00.5+03:00', '2026-01-01T00:00:00%2003:00']) {
+        const res = await http.get(`/v1/_probe/items?created_after=${value}`);
+        expectErrorEnvelope(res, 400, 'INVALID_DATETIME');
+        expect(res.body.error.detail).toContain('%2B');
+      }
+      // A value that is wrong in another way gets no such advice, and the encoded offset is accepted.
+      const other = await http.get('/v1/_probe/items?created_after=2026-01-01T00:00:00');
+      expectErrorEnvelope(other, 400, 'INVALID_DATETIME');
+      expect(other.body.error.detail).not.toContain('%2B');
+      await http.get('/v1/_probe/items?created_after=2026-01-01T00:00:00%2B03:00').expect(200);
+    });
+
     it('accepts valid filters, with offsets and case-insensitive emails', async () => {
       const res = await http
         .get('/v1/_probe/items')

@@ -86,7 +86,7 @@ describe.each(COLLECTIONS)('$path', (c) => {
         accounts: [await a.factory.account('acme.com.br', '12345678000190'), await a.factory.account('acme.com', null)],
         enablement: { speakers: [a.owner, speaker], meetingType: 'negotiation', nextSteps: 'Enviar proposta', othersSeconds: 120 },
         skillScores: [{ user: a.owner, skill: await a.factory.skill('Descoberta'), score: 4 }],
-        botHistory: [{ code: 'joined', subcode: null, occurred_at: '2026-01-01T10:00:00.000Z' }],
+        botHistory: [{ code: 'joined', subcode: null, occurred_at: '2026-01-01T10:00:00.12+00:00' }],
       });
     });
 
@@ -174,7 +174,7 @@ describe.each(COLLECTIONS)('$path', (c) => {
     it(c.kind === 'meeting' ? 'has bot_history on a meeting' : 'has no bot_history key at all on a call', async () => {
       const res = await get(a, `${c.path}/${record.publicId}`).expect(200);
       if (c.kind === 'meeting')
-        expect(res.body.data.bot_history).toEqual([{ code: 'joined', subcode: null, occurred_at: '2026-01-01T10:00:00.000Z' }]);
+        expect(res.body.data.bot_history).toEqual([{ code: 'joined', subcode: null, occurred_at: '2026-01-01T10:00:00.120000Z' }]);
       else expect(res.body.data).not.toHaveProperty('bot_history');
     });
 

@@ -14,13 +14,17 @@ const MAX_CURSOR_LENGTH = 1024;
  * parses it, and on failure reports the error code the spec gives for it (carried in the
  * validation context, read by QueryValidationPipe).
  */
-function Check(code: ErrorCode, name: string, test: (value: unknown, args: ValidationArguments) => boolean, message: string) {
+function Check(
+  code: ErrorCode,
+  name: string,
+  test: (value: unknown, args: ValidationArguments) => boolean,
+  message: string | ((args: ValidationArguments) => string),
+) {
+  const text = (args?: ValidationArguments) =>
+    (typeof message === 'string' || !args ? String(message) : message(args)).replace('$property', args?.property ?? '');
   return applyDecorators(
     IsOptional(), // an absent parameter is not checked; a present one is never undefined
-    ValidateBy(
-      { name, validator: { validate: test, defaultMessage: (args) => message.replace('$property', args?.property ?? '') } },
-      { context: { code } },
-    ),
+    ValidateBy({ name, validator: { validate: test, defaultMessage: text } }, { context: { code } }),
   );
 }
 
@@ -57,9 +61,20 @@ export function DateTimeParam(description: string) {
       description: `${description} RFC 3339 with an explicit offset; exclusive.`,
     }),
     Transform(({ value }) => (typeof value === 'string' ? (Instant.parse(value) ?? value) : value)),
-    Check('INVALID_DATETIME', 'datetime', (v) => v instanceof Instant, '$property must be an RFC 3339 date-time with an explicit offset.'),
+    Check(
+      'INVALID_DATETIME',
+      'datetime',
+      (v) => v instanceof Instant,
+      ({ value }) =>
+        typeof value === 'string' && Instant.parse(value.replace(PLUS_AS_SPACE, '+$1'))
+          ? '$property must be an RFC 3339 date-time with an explicit offset; its "+" arrived as a space: encode "+" as %2B in the query string.'
+          : '$property must be an RFC 3339 date-time with an explicit offset.',
+    ),
   );
 }
+
+/** A positive offset whose `+` a form-encoding reader turned into a space (`…T10:00:00 03:00`). */
+const PLUS_AS_SPACE = / (\d{2}:\d{2})$/;
 
 /** `*_before` must be later than the `*_after` it pairs with. */
 export function LaterThan(afterProperty: string): PropertyDecorator {
