@@ -7,6 +7,8 @@ module.exports = {
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Every answer of every test app is checked against the OpenAPI document (test/support/contract-recorder.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/contract-check.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

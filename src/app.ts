@@ -59,8 +59,9 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   app.use(NO_STORE_PATHS, noStoreMiddleware);
   // The token body is parsed before the guards run; its 400/413/415 still name the policy.
   const tokenPolicy = app.get(RateLimiter).policyHeader(['token']);
-  app.use(OAUTH_TOKEN_PATH, (_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader(RATE_LIMIT_POLICY_HEADER, tokenPolicy);
+  app.use(OAUTH_TOKEN_PATH, (req: Request, res: Response, next: NextFunction) => {
+    // Mounted, so it also sees paths below the token endpoint: those are unknown routes, not it.
+    if (req.path === '/') res.setHeader(RATE_LIMIT_POLICY_HEADER, tokenPolicy);
     next();
   });
 

@@ -24,6 +24,7 @@ export class TokenController {
   @HttpCode(200)
   @RateLimitPolicies('token')
   @ApiOperation({
+    operationId: 'issueAccessToken',
     summary: 'Issue an access token (OAuth 2.0 client credentials)',
     description:
       'Authenticate with `client_id` and `client_secret` in the body, or with HTTP Basic (form-encoded id and secret), not both. ' +

@@ -5,6 +5,7 @@ import { ChatService } from './chat.service';
 /** `GET /v1/chat`, `GET /v1/chat/{chat_id}`, `GET /v1/chat/{chat_id}/messages`. */
 export const ChatController = conversationsController({
   tag: 'Chat',
+  operationNoun: 'Chat',
   path: 'v1/chat',
   idParam: 'chat_id',
   idPrefix: 'wa_',

@@ -58,8 +58,10 @@ describe('loadConfig', () => {
       RATE_LIMIT_TOKEN: '50/5',
       TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1',
       AUDIT_TIMEOUT_MS: '500',
+      PUBLIC_BASE_URL: 'https://api.example.com/conversations/',
     });
     expect(config.port).toBe(8080);
+    expect(config.publicBaseUrl).toBe('https://api.example.com/conversations');
     expect(config.database).toMatchObject({
       url: 'postgres://api@db/app',
       migrationUrl: 'postgres://owner@db/app',
@@ -80,6 +82,11 @@ describe('loadConfig', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://api@db/app' });
     expect(config.database.migrationUrl).toBe('postgres://api@db/app');
     expect(config.database.auditUrl).toBe('postgres://api@db/app');
+  });
+
+  it('defaults PUBLIC_BASE_URL to the local address on PORT', () => {
+    expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
   });
 
   it('treats empty variables as unset', () => {
@@ -105,6 +112,9 @@ describe('loadConfig', () => {
     [{ JWT_PUBLIC_KEYS: 'nope' }, 'JWT_PUBLIC_KEYS must be one or more PEM-encoded RSA public keys'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be comma-separated addresses or CIDRs'],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, 'PUBLIC_BASE_URL must be an absolute http(s) URL'],
+    [{ PUBLIC_BASE_URL: 'https://api.example.com/?x=1' }, 'PUBLIC_BASE_URL must be an absolute http(s) URL'],
+    [{ PUBLIC_BASE_URL: 'ftp://api.example.com' }, 'PUBLIC_BASE_URL must be an absolute http(s) URL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be development, production or test'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ AUDIT_TIMEOUT_MS: '-1' }, 'AUDIT_TIMEOUT_MS must be an integer number of milliseconds'],

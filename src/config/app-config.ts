@@ -39,6 +39,8 @@ export class AppConfig {
   readonly production: boolean;
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
+  /** Where integrators reach the service (no trailing slash): the OpenAPI server and token URL. */
+  readonly publicBaseUrl: string;
   readonly dataDir: string;
   readonly logLevel: string;
   readonly database: {
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     production,
     nodeEnv,
     port: vars.PORT ?? 3000,
+    publicBaseUrl: (vars.PUBLIC_BASE_URL ?? `http://localhost:${vars.PORT ?? 3000}`).replace(/\/+$/, ''),
     dataDir: resolve(vars.DATA_DIR ?? '.data'),
     logLevel: vars.LOG_LEVEL ?? 'info',
     database: {

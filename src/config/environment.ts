@@ -48,6 +48,17 @@ function isTrustProxy(value: unknown): boolean {
   });
 }
 
+/** Where integrators reach the service: the OpenAPI document's server and token URL. */
+function isPublicBaseUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
 /** An integer variable within bounds; `unit` only words the message. */
 function IntegerIn(min: number, max: number, unit = '') {
   const message = `must be an integer${unit ? ` number of${unit}` : ''} from ${min} to ${max}`;
@@ -147,6 +158,10 @@ export class EnvironmentVariables {
   @IsOptional()
   @Satisfies(isTrustProxy, 'must be comma-separated addresses or CIDRs, or loopback, linklocal, uniquelocal')
   TRUST_PROXY?: string;
+
+  @IsOptional()
+  @Satisfies(isPublicBaseUrl, 'must be an absolute http(s) URL without query or fragment, e.g. https://api.example.com')
+  PUBLIC_BASE_URL?: string;
 
   @IsOptional()
   @IntegerIn(10, 60000, ' milliseconds')

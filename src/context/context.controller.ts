@@ -12,7 +12,7 @@ export class ContextController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'The API client, company, scopes and rate-limit state of the token' })
+  @ApiOperation({ operationId: 'getContext', summary: 'The API client, company, scopes and rate-limit state of the token' })
   @ApiOkResponse({ type: ContextEnvelope })
   get(@Query() _query: NoQuery): Promise<ContextDto> {
     return this.context.current();

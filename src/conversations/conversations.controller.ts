@@ -10,6 +10,8 @@ import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.
 
 export interface ConversationRoutes {
   tag: string;
+  /** The noun of operation ids: `Email` gives listEmails, getEmail, listEmailMessages. */
+  operationNoun: 'Email' | 'Chat';
   path: string;
   /** Name of the id path parameter, e.g. `email_id`. */
   idParam: string;
@@ -37,6 +39,7 @@ export function conversationsController(r: ConversationRoutes): Type {
     @Get()
     @Authenticated(r.scope)
     @ApiOperation({
+      operationId: `list${r.operationNoun}s`,
       summary: `List ${r.noun}s`,
       description: 'Ordered by `last_message_at`, then id; keyset pagination. A conversation that receives a message comes again later.',
     })
@@ -47,7 +50,7 @@ export function conversationsController(r: ConversationRoutes): Type {
 
     @Get(`:${r.idParam}`)
     @Authenticated(r.scope)
-    @ApiOperation({ summary: `Retrieve a ${r.noun} (metadata only)` })
+    @ApiOperation({ operationId: `get${r.operationNoun}`, summary: `Retrieve a ${r.noun} (metadata only)` })
     @ApiParam(param)
     @ApiOkResponse({ type: r.schemas.single })
     @ApiNotFound()
@@ -59,6 +62,7 @@ export function conversationsController(r: ConversationRoutes): Type {
     @Authenticated(r.scope, r.contentScope)
     @ContentPolicy(r.contentPolicy)
     @ApiOperation({
+      operationId: `list${r.operationNoun}Messages`,
       summary: `The ${r.noun}'s messages, oldest first`,
       description: `Keyset over \`(sent_at, id)\`; a cursor is bound to its conversation. Also governed by the \`${r.contentPolicy}\` rate-limit policy.`,
     })

@@ -5,6 +5,7 @@ import { EmailsService } from './emails.service';
 /** `GET /v1/emails`, `GET /v1/emails/{email_id}`, `GET /v1/emails/{email_id}/messages`. */
 export const EmailsController = conversationsController({
   tag: 'Emails',
+  operationNoun: 'Email',
   path: 'v1/emails',
   idParam: 'email_id',
   idPrefix: 'eml_',

@@ -22,6 +22,8 @@ import { RecordingsService } from './recordings.service';
  */
 function recordingsController(c: RecordingCollection, tag: string, schemas: { single: Type; list: Type }): Type {
   const idParam = `${c.object}_id`;
+  // Stable operation ids named for the API (generated clients' method names): listMeetings, getCallTranscript…
+  const noun = c.object === 'meeting' ? 'Meeting' : 'Call';
   const param = { name: idParam, description: `A ${c.object} id (\`${c.idKind === 'meeting' ? 'mtg_' : 'call_'}…\`).` };
 
   @ApiTags(tag)
@@ -31,7 +33,11 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
 
     @Get()
     @Authenticated(c.scope)
-    @ApiOperation({ summary: `List ${c.object}s`, description: 'Ordered by `created_at`, then id; keyset pagination.' })
+    @ApiOperation({
+      operationId: `list${noun}s`,
+      summary: `List ${c.object}s`,
+      description: 'Ordered by `created_at`, then id; keyset pagination.',
+    })
     @ApiOkResponse({ type: schemas.list })
     list(@Query() query: ListRecordingsQuery) {
       return this.recordings.list(c.kind, query);
@@ -39,7 +45,7 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
 
     @Get(`:${idParam}`)
     @Authenticated(c.scope)
-    @ApiOperation({ summary: `Retrieve a ${c.object}` })
+    @ApiOperation({ operationId: `get${noun}`, summary: `Retrieve a ${c.object}` })
     @ApiParam(param)
     @ApiOkResponse({ type: schemas.single })
     @ApiNotFound()
@@ -49,7 +55,7 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
 
     @Get(`:${idParam}/evaluations/overall`)
     @Authenticated(c.scope)
-    @ApiOperation({ summary: `The ${c.object}'s overall evaluation` })
+    @ApiOperation({ operationId: `get${noun}OverallEvaluation`, summary: `The ${c.object}'s overall evaluation` })
     @ApiParam(param)
     @ApiOkResponse({ type: OverallEvaluationEnvelope })
     @ApiNotFound()
@@ -59,7 +65,7 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
 
     @Get(`:${idParam}/answers`)
     @Authenticated(c.scope)
-    @ApiOperation({ summary: `Answers to the ${c.object}'s default template, in question order` })
+    @ApiOperation({ operationId: `list${noun}Answers`, summary: `Answers to the ${c.object}'s default template, in question order` })
     @ApiParam(param)
     @ApiOkResponse({ type: AnswerListEnvelope })
     @ApiNotFound()
@@ -69,7 +75,7 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
 
     @Get(`:${idParam}/transcript`)
     @Authenticated(c.scope, 'transcriptions.read')
-    @ApiOperation({ summary: `The ${c.object}'s transcript (enhanced when available, else original)` })
+    @ApiOperation({ operationId: `get${noun}Transcript`, summary: `The ${c.object}'s transcript (enhanced when available, else original)` })
     @ApiParam(param)
     @ApiOkResponse({ type: TranscriptEnvelope })
     @ApiNotFound()

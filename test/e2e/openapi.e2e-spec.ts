@@ -1,9 +1,22 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { DataSource } from 'typeorm';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { ALL_SCOPES } from '../../src/auth/scopes';
 import { ERROR_CODE_NAMES } from '../../src/common/errors/error-codes';
-import { createTestApp } from '../support/test-app';
+import { loadConfig } from '../../src/config/app-config';
+import { DemoSeeder } from '../../src/seeding/demo-seeder';
+import { tokenFor } from '../support/credentials';
+import { createTestApp, ownerDataSource } from '../support/test-app';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('interface description', () => {
   let app: NestExpressApplication;
@@ -15,9 +28,9 @@ describe('interface description', () => {
   });
   afterAll(() => app.close());
 
-  it('GET /openapi.json is a valid OpenAPI 3 document declaring version 0.1.0', async () => {
+  it('GET /openapi.json is a valid OpenAPI 3.1 document declaring version 0.1.0', async () => {
     const res = await http.get('/openapi.json').expect(200);
-    expect(res.body.openapi).toMatch(/^3\./);
+    expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.info.version).toBe('0.1.0');
     await expect(SwaggerParser.validate(structuredClone(res.body))).resolves.toBeDefined();
   });
@@ -25,7 +38,7 @@ describe('interface description', () => {
   it('declares the oauth2 client-credentials scheme with every scope', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     const flow = body.components.securitySchemes.oauth2.flows.clientCredentials;
-    expect(flow.tokenUrl).toBe('/oauth/token');
+    expect(flow.tokenUrl).toBe('http://localhost:3000/oauth/token');
     expect(Object.keys(flow.scopes).sort()).toEqual([...ALL_SCOPES].sort());
   });
 
@@ -113,9 +126,13 @@ describe('interface description', () => {
         expect(operation['x-rate-limit-policies']).toEqual(
           expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
         );
-        expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy']);
+        expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(
+          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id'].sort(),
+        );
         const tooMany = operation.responses['429'];
-        expect(Object.keys(tooMany.headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+        expect(Object.keys(tooMany.headers).sort()).toEqual(
+          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id'].sort(),
+        );
         expect(tooMany.content['application/json'].schema.$ref).toBe(
           path === '/oauth/token' ? '#/components/schemas/OAuthErrorBody' : '#/components/schemas/ErrorEnvelope',
         );
@@ -135,3 +152,237 @@ describe('interface description', () => {
     expect(res.text).toMatch(/swagger-ui/i);
   });
 });
+
+/** The spec's nullable fields, schema by schema: exactly these accept `null`, nothing else does. */
+const NULLABLE: Record<string, string[]> = {
+  PaginationDto: ['next_cursor'],
+  MeetingDto: ['template', 'enablement'],
+  CallDto: ['template', 'enablement'],
+  OwnerDto: ['team'],
+  EnablementDto: ['next_steps', 'meeting_type'],
+  SpeakingDurationDto: ['others_seconds'],
+  UserRefDto: ['email'],
+  AccountDto: ['cnpj'],
+  EvaluationSummaryDto: ['justification'],
+  SkillScoreDto: ['justification'],
+  BotHistoryEntryDto: ['code', 'subcode'],
+  OverallEvaluationDto: ['id', 'score', 'justification', 'created_at', 'updated_at'],
+  TranscriptDto: ['variant', 'created_at', 'updated_at'],
+  UtteranceDto: ['speaker'],
+  EmailAddressDto: ['name'],
+  MailboxDto: ['owner'],
+  ChatContactDto: ['phone'],
+  ChatConversationDto: ['deleted_at', 'deleted_reason'],
+  ChatMessageDto: ['text', 'media', 'transcription', 'edited_at', 'deleted_at', 'deleted_reason'],
+  ChatMediaDto: ['file_name'],
+};
+
+/** Every operation by its stable id: what generated clients call their methods. */
+const OPERATION_IDS: Record<string, string> = {
+  'post /oauth/token': 'issueAccessToken',
+  'get /v1/context': 'getContext',
+  'get /v1/meetings': 'listMeetings',
+  'get /v1/meetings/{meeting_id}': 'getMeeting',
+  'get /v1/meetings/{meeting_id}/evaluations/overall': 'getMeetingOverallEvaluation',
+  'get /v1/meetings/{meeting_id}/answers': 'listMeetingAnswers',
+  'get /v1/meetings/{meeting_id}/transcript': 'getMeetingTranscript',
+  'get /v1/calls': 'listCalls',
+  'get /v1/calls/{call_id}': 'getCall',
+  'get /v1/calls/{call_id}/evaluations/overall': 'getCallOverallEvaluation',
+  'get /v1/calls/{call_id}/answers': 'listCallAnswers',
+  'get /v1/calls/{call_id}/transcript': 'getCallTranscript',
+  'get /v1/emails': 'listEmails',
+  'get /v1/emails/{email_id}': 'getEmail',
+  'get /v1/emails/{email_id}/messages': 'listEmailMessages',
+  'get /v1/chat': 'listChats',
+  'get /v1/chat/{chat_id}': 'getChat',
+  'get /v1/chat/{chat_id}/messages': 'listChatMessages',
+};
+
+type Operation = { operationId: string; tags: string[]; responses: Record<string, { headers?: Record<string, { required?: boolean }> }> };
+
+describe('interface description, exact enough for generated clients', () => {
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+  let document: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Json> }; [k: string]: unknown };
+  let db: DataSource;
+
+  beforeAll(async () => {
+    [app, db] = await Promise.all([
+      createTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com/conversations/' } }),
+      ownerDataSource(),
+    ]);
+    http = request(app.getHttpServer());
+    document = (await http.get('/openapi.json').expect(200)).body;
+  });
+  afterAll(() => Promise.all([app.close(), db.destroy()]));
+
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ key: `${method} ${path}`, op })),
+    );
+
+  it('accepts null exactly where the spec says a field is nullable, and nowhere else', () => {
+    const ajv = addFormats(new Ajv2020({ strict: false }));
+    const local = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/#\/components\/schemas\//g, 'doc#/$defs/'));
+    ajv.addSchema({ $id: 'doc', $defs: local(document.components.schemas) });
+    const acceptsNull = (schema: Json) => ajv.validate(local(schema), null);
+    const found: Record<string, string[]> = {};
+    for (const [name, schema] of Object.entries(document.components.schemas)) {
+      for (const [property, propertySchema] of Object.entries<Json>(schema.properties ?? {})) {
+        if (acceptsNull(propertySchema)) (found[name] ??= []).push(property);
+      }
+    }
+    for (const names of Object.values(found)) names.sort();
+    expect(found).toEqual(Object.fromEntries(Object.entries(NULLABLE).map(([k, v]) => [k, [...v].sort()])));
+    // Nullable enums list null among their values.
+    expect(document.components.schemas.EnablementDto.properties.meeting_type.enum).toContain(null);
+    expect(document.components.schemas.TranscriptDto.properties.variant.enum).toEqual(['enhanced', 'original', null]);
+    expect(JSON.stringify(document)).not.toContain('"nullable"');
+  });
+
+  it('names its server and token URL from PUBLIC_BASE_URL', () => {
+    expect(document.servers).toEqual([{ url: 'https://api.example.com/conversations' }]);
+    const flow = (document.components as Json).securitySchemes.oauth2.flows.clientCredentials;
+    expect(flow.tokenUrl).toBe('https://api.example.com/conversations/oauth/token');
+  });
+
+  it('gives every operation a stable operationId named for the API and one tag of its resource', () => {
+    expect(Object.fromEntries(operations().map(({ key, op }) => [key, op.operationId]))).toEqual(OPERATION_IDS);
+    const tags = (document.tags as Array<{ name: string; description: string }>).map((t) => t.name);
+    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat']);
+    for (const { key, op } of operations()) {
+      expect([key, op.tags.length, tags.includes(op.tags[0])]).toEqual([key, 1, true]);
+    }
+  });
+
+  it('declares on every response the headers the API sends with it', () => {
+    for (const { key, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = response.headers ?? {};
+        const required = Object.entries(headers)
+          .filter(([, h]) => h.required)
+          .map(([n]) => n);
+        expect([key, status, required]).toEqual([
+          key,
+          status,
+          expect.arrayContaining(['X-Request-Id', 'Cache-Control', 'Pragma', 'RateLimit-Policy']),
+        ]);
+        if (status === '429') expect([key, headers['Retry-After']?.required]).toEqual([key, true]);
+        if (status === '200') expect([key, headers.RateLimit?.required]).toEqual([key, true]);
+        if (status === '401' && key !== 'post /oauth/token') expect([key, headers['WWW-Authenticate']?.required]).toEqual([key, true]);
+      }
+    }
+    const responses = (document.components as Json).responses;
+    expect(Object.keys(responses.MethodNotAllowed.headers)).toContain('Allow');
+    expect(Object.keys(responses.TokenMethodNotAllowed.headers)).toContain('Allow');
+  });
+
+  it("lints with Redocly's recommended rules with no errors", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
+  });
+
+  it('generates a typed client with openapi-typescript that compiles, under tsc --strict, against real answers in every state', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'conv-api-client-'));
+    try {
+      const demo = await DemoSeeder.over(db, loadConfig({ NODE_ENV: 'test' })).seed();
+      const token = await tokenFor(http, { clientId: demo.client_id, clientSecret: demo.client_secret, scopes: [] });
+      const get = async (url: string) => (await http.get(url).set('Authorization', `Bearer ${token}`).expect(200)).body;
+      const meetings = await get('/v1/meetings?limit=100');
+      const calls = await get('/v1/calls?limit=100');
+      const emails = await get('/v1/emails?limit=100');
+      const chats = await get('/v1/chat?limit=100');
+      // Real answers of every route, in every state the demo data holds (nulls included).
+      const answers: Array<[string, string, unknown]> = [
+        ['/v1/context', 'getContext', await get('/v1/context')],
+        ['/v1/meetings', 'listMeetings', meetings],
+        ['/v1/calls', 'listCalls', calls],
+        ['/v1/emails', 'listEmails', emails],
+        ['/v1/chat', 'listChats', chats],
+      ];
+      for (const m of meetings.data) {
+        answers.push(['/v1/meetings/{meeting_id}', 'getMeeting', await get(`/v1/meetings/${m.id}`)]);
+        answers.push(['/v1/meetings/{meeting_id}/transcript', 'getMeetingTranscript', await get(`/v1/meetings/${m.id}/transcript`)]);
+        answers.push([
+          '/v1/meetings/{meeting_id}/evaluations/overall',
+          'getMeetingOverallEvaluation',
+          await get(`/v1/meetings/${m.id}/evaluations/overall`),
+        ]);
+        answers.push(['/v1/meetings/{meeting_id}/answers', 'listMeetingAnswers', await get(`/v1/meetings/${m.id}/answers`)]);
+      }
+      for (const c of emails.data)
+        answers.push(['/v1/emails/{email_id}/messages', 'listEmailMessages', await get(`/v1/emails/${c.id}/messages`)]);
+      for (const c of chats.data) answers.push(['/v1/chat/{chat_id}/messages', 'listChatMessages', await get(`/v1/chat/${c.id}/messages`)]);
+      const token200 = (
+        await http
+          .post('/oauth/token')
+          .type('form')
+          .send({ grant_type: 'client_credentials', client_id: demo.client_id, client_secret: demo.client_secret })
+      ).body;
+
+      await writeFile(join(dir, 'openapi.json'), JSON.stringify(document));
+      await run(process.execPath, [
+        join(__dirname, '../../node_modules/openapi-typescript/bin/cli.js'),
+        join(dir, 'openapi.json'),
+        '-o',
+        join(dir, 'api.d.ts'),
+      ]);
+      const program = [
+        `import type { components, operations, paths } from './api';`,
+        `type Ok<P extends keyof paths> = paths[P]['get'] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;`,
+        `type Json<O extends keyof operations> = operations[O]['responses'][200]['content']['application/json'];`,
+        ...answers.map(
+          ([path, operation, body], i) => `export const a${i}: Ok<'${path}'> & Json<'${operation}'> = ${JSON.stringify(body)};`,
+        ),
+        `export const issued: operations['issueAccessToken']['responses'][200]['content']['application/json'] = ${JSON.stringify(token200)};`,
+        // A small program a client would write: the types guide it through every nullable field.
+        `export function describeMeeting(m: components['schemas']['MeetingDto']): string {`,
+        `  const template: string = m.template === null ? 'no template' : m.template.name;`,
+        `  const team: string = m.owner.team?.name ?? 'no team';`,
+        `  const kind: string = m.enablement?.meeting_type ?? 'unclassified';`,
+        `  const next: string | null = m.enablement === null ? null : m.enablement.next_steps;`,
+        `  return [m.id, template, team, kind, next ?? '', m.transcript.status, m.bot_history.length].join(' ');`,
+        `}`,
+        `export function describeMessage(m: components['schemas']['ChatMessageDto']): string {`,
+        `  return m.deleted_at !== null ? 'deleted' : (m.text ?? m.media?.mime_type ?? m.transcription ?? '');`,
+        `}`,
+        `export function nextPage(p: components['schemas']['PaginationDto']): string | null { return p.has_more ? p.next_cursor : null; }`,
+      ].join('\n');
+      await writeFile(join(dir, 'program.ts'), program);
+      const tsc = require.resolve('typescript/bin/tsc');
+      await run(process.execPath, [
+        tsc,
+        '--strict',
+        '--noEmit',
+        '--target',
+        'es2022',
+        '--module',
+        'commonjs',
+        '--skipLibCheck',
+        'false',
+        join(dir, 'program.ts'),
+      ]);
+
+      // And a field typed too loosely would not show here: the same program must fail on a wrong null.
+      await writeFile(
+        join(dir, 'wrong.ts'),
+        `import type { components } from './api';\nexport const m: components['schemas']['MeetingDto']['title'] = null;\n`,
+      );
+      await expect(run(process.execPath, [tsc, '--strict', '--noEmit', join(dir, 'wrong.ts')])).rejects.toThrow(/not assignable/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+/** Runs a program to its end; rejects with its output when it fails. */
+function run(program: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(program, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${args.join(' ')}\n${stdout}${stderr}`)) : resolve(stdout),
+    ),
+  );
+}

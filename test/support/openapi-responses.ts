@@ -1,56 +1,170 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv, { ValidateFunction } from 'ajv';
+import { ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
 
 type Schema = Record<string, unknown>;
-
-/**
- * OpenAPI 3.0 schema → JSON Schema, made strict: `nullable` becomes a null alternative, and
- * objects admit no property the document does not declare, so a response that drifts from
- * the document in any direction fails.
- */
-function strict(schema: Schema): Schema {
-  const { nullable, properties, items, allOf, ...rest } = schema as Schema & {
-    nullable?: boolean;
-    properties?: Record<string, Schema>;
-    items?: Schema;
-    allOf?: Schema[];
-  };
-  const out: Schema = { ...rest };
-  if (properties) {
-    out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, strict(v)]));
-    out.additionalProperties = false;
-  }
-  if (items) out.items = strict(items);
-  if (allOf) out.allOf = allOf.map(strict);
-  return nullable ? { anyOf: [out, { type: 'null' }] } : out;
+interface HeaderDoc {
+  required?: boolean;
+  schema: Schema;
+}
+interface ResponseDoc {
+  headers?: Record<string, HeaderDoc>;
+  content?: Record<string, { schema: Schema }>;
+}
+interface OperationDoc {
+  responses: Record<string, ResponseDoc>;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, OperationDoc>>;
+  components: { responses?: Record<string, ResponseDoc> };
 }
 
-/** Checks real responses against the schemas the app's own `/openapi.json` declares for them. */
+/** An answer as a client sees it. */
+export interface ObservedResponse {
+  status: number;
+  body: unknown;
+  /** Lower-case names, as Node gives them; omitted when only the body is to be checked. */
+  headers?: Record<string, unknown>;
+}
+
+/** Headers any HTTP server adds that the document has no reason to declare. */
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
+
+/**
+ * Objects admit no property the document does not declare, so a response that drifts from the
+ * document in any direction fails. Nothing else is added: `null` is valid only where the 3.1
+ * document itself says so (a `"null"` type, an enum listing null, an `anyOf` with a null type).
+ */
+function closed(schema: Schema): Schema {
+  if (Array.isArray(schema)) return schema.map(closed) as unknown as Schema;
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Schema = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : closed(v as Schema)]),
+  );
+  if (schema.properties && schema.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
+/**
+ * Checks real answers against the app's own `/openapi.json`, read as OpenAPI 3.1 exactly: JSON
+ * Schema 2020-12 (Ajv's 2020 dialect, strict, formats checked), with the OAS vocabulary's few
+ * extra keywords known. The status must be documented, the body valid against its schema, every
+ * header the API set declared on that response, every required one present, each valid.
+ */
 export class OpenApiResponses {
   private readonly cache = new Map<string, ValidateFunction>();
-  private readonly ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+  private readonly ajv: Ajv2020;
 
-  private constructor(private readonly document: { paths: Record<string, Record<string, { responses: Record<string, Schema> }>> }) {}
+  private constructor(private readonly document: Document) {
+    this.ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+    addFormats(this.ajv);
+    for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs']) this.ajv.addKeyword({ keyword });
+  }
 
   static async load(http: ReturnType<typeof request>): Promise<OpenApiResponses> {
     const { body } = await http.get('/openapi.json').expect(200);
-    return new OpenApiResponses((await SwaggerParser.dereference(structuredClone(body))) as never);
+    return OpenApiResponses.of(body);
   }
 
-  /** The validation errors of `res` against `GET <template>`'s documented response of its status; [] when valid. */
-  errors(template: string, res: request.Response, method = 'get'): string[] {
-    const key = `${method} ${template} ${res.status}`;
+  private static readonly loaded = new Map<string, Promise<OpenApiResponses>>();
+
+  /** One validator per distinct document (apps of one run serve the same one). */
+  static of(document: unknown): Promise<OpenApiResponses> {
+    const key = JSON.stringify(document);
+    let loaded = OpenApiResponses.loaded.get(key);
+    if (!loaded) {
+      loaded = SwaggerParser.dereference(structuredClone(document) as never).then((d) => new OpenApiResponses(d as unknown as Document));
+      OpenApiResponses.loaded.set(key, loaded);
+    }
+    return loaded;
+  }
+
+  /**
+   * The documented path template `path` is routed to, if any (`/v1/meetings/{meeting_id}` for
+   * `/v1/meetings/mtg_…`), matched as the router matches: on the raw path, letters in any case,
+   * a trailing slash allowed.
+   */
+  templateOf(path: string): string | undefined {
+    return Object.keys(this.document.paths).find((template) =>
+      new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{[^/]+?\\\}/g, '[^/]+')}/?$`, 'i').test(path),
+    );
+  }
+
+  /** The validation errors of `res` against `<method> <template>`'s documented response of its status; [] when valid. */
+  errors(template: string, res: ObservedResponse, method = 'get'): string[] {
+    const operation = this.document.paths[template]?.[method];
+    if (this.document.paths[template] && !operation) {
+      const component = template === '/oauth/token' ? 'TokenMethodNotAllowed' : 'MethodNotAllowed';
+      return this.check(`${method} ${template} 405`, this.document.components.responses?.[component], res, 405);
+    }
+    return this.check(`${method} ${template} ${res.status}`, operation?.responses[String(res.status)], res);
+  }
+
+  /**
+   * An answer for a path the document does not have: `404 RESOURCE_NOT_FOUND` in the error
+   * envelope, with its request id (and, under `/v1` and the token path, the no-store headers).
+   */
+  unknownPathErrors(path: string, res: ObservedResponse): string[] {
+    const envelope = this.document.paths['/v1/context'].get.responses['401'].content!['application/json'].schema;
+    const noStore = /^\/(v1|oauth\/token)(\/|$)/.test(path);
+    const headers: Record<string, HeaderDoc> = {
+      'X-Request-Id': { required: true, schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' } },
+      'Cache-Control': { required: noStore, schema: { const: 'no-store' } },
+      Pragma: { required: noStore, schema: { const: 'no-cache' } },
+    };
+    const notFound = { headers, content: { 'application/json': { schema: envelope } } };
+    const problems = this.check(`unknown path ${path}`, notFound, res, 404);
+    const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code;
+    if (res.body !== undefined && code !== 'RESOURCE_NOT_FOUND') problems.push(`unknown path ${path}: code ${code}`);
+    return problems;
+  }
+
+  private check(key: string, response: ResponseDoc | undefined, res: ObservedResponse, expectedStatus = res.status): string[] {
+    if (!response || res.status !== expectedStatus) return [`undocumented answer: ${key} (got ${res.status})`];
+    const problems: string[] = [];
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) problems.push(`no documented schema for ${key}`);
+    else if (res.body !== undefined) {
+      const validate = this.compiled(`${key} body`, schema);
+      if (!validate(res.body)) problems.push(...describe(key, validate));
+    }
+    if (res.headers) problems.push(...this.headerErrors(key, response.headers ?? {}, res.headers));
+    return problems;
+  }
+
+  private headerErrors(key: string, declared: Record<string, HeaderDoc>, sent: Record<string, unknown>): string[] {
+    const problems: string[] = [];
+    const byName = new Map(Object.entries(declared).map(([name, header]) => [name.toLowerCase(), { name, header }]));
+    for (const [name, value] of Object.entries(sent)) {
+      if (TRANSPORT_HEADERS.has(name)) continue;
+      const doc = byName.get(name);
+      if (!doc) {
+        problems.push(`${key}: header ${name} is sent but not declared`);
+        continue;
+      }
+      const validate = this.compiled(`${key} header ${name}`, doc.header.schema);
+      const typed = doc.header.schema.type === 'integer' && /^\d+$/.test(String(value)) ? Number(value) : value;
+      if (!validate(typed)) problems.push(...describe(`${key} header ${name}=${String(value)}`, validate));
+    }
+    for (const [lower, { name, header }] of byName) {
+      if (header.required && !(lower in sent)) problems.push(`${key}: required header ${name} is missing`);
+    }
+    return problems;
+  }
+
+  private compiled(key: string, schema: Schema): ValidateFunction {
     let validate = this.cache.get(key);
     if (!validate) {
-      const response = this.document.paths[template]?.[method]?.responses[String(res.status)] as
-        { content?: Record<string, { schema: Schema }> } | undefined;
-      const schema = response?.content?.['application/json']?.schema;
-      if (!schema) return [`no documented schema for ${key}`];
-      validate = this.ajv.compile(strict(schema));
+      validate = this.ajv.compile(closed(schema));
       this.cache.set(key, validate);
     }
-    return validate(res.body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+    return validate;
   }
+}
+
+function describe(key: string, validate: ValidateFunction): string[] {
+  return (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }

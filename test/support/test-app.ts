@@ -7,6 +7,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
 import { prepareRuntime } from '../../src/config/runtime';
 import { dataSourceOptions } from '../../src/database/data-source-options';
+import { recordContract } from './contract-recorder';
 
 let signingKey: string | undefined;
 /** The RSA private key (PEM) every test app signs tokens with, unless a test overrides JWT_PRIVATE_KEY. */
@@ -50,7 +51,9 @@ export async function createTestApp(
     ...UNREACHED_RATE_LIMITS,
     ...options.env,
   });
-  return createApp(await prepareRuntime(config), options.extra);
+  const app = await createApp(await prepareRuntime(config), options.extra);
+  await recordContract(app);
+  return app;
 }
 
 /** A connection as the schema owner, for factories that write test data. */

@@ -1,7 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 /** Schemas of the objects several resources embed (accounts, users), described once. */
-export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+/** Every instant the API answers: RFC 3339 in UTC with exactly six fractional digits (PostgreSQL's precision). */
+export const DATE_TIME = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$',
+} as const;
 
 export class AccountDto {
   @ApiProperty({ pattern: '^acc_' }) id: string;
