@@ -30,6 +30,8 @@ export interface ObservedResponse {
   headers?: Record<string, unknown>;
 }
 
+const INSTANT = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z$/;
+
 /** Headers any HTTP server adds that the document has no reason to declare. */
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
 
@@ -61,6 +63,9 @@ export class OpenApiResponses {
   private constructor(private readonly document: Document) {
     this.ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
     addFormats(this.ajv);
+    // Every instant the API answers is RFC 3339 in UTC with exactly six fractional digits: stricter
+    // than the format alone, so every date-time field of every answer checked is held to it.
+    this.ajv.addFormat('date-time', (value: string) => INSTANT.test(value) && !Number.isNaN(Date.parse(value)));
     for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs']) this.ajv.addKeyword({ keyword });
   }
 
