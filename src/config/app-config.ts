@@ -54,6 +54,10 @@ export class AppConfig {
     statementTimeoutMs: number;
     connectTimeoutMs: number;
     idleInTransactionTimeoutMs: number;
+    /** Named prepared statements kept per connection (least recently used ones are deallocated); 0: none, unnamed statements only. */
+    maxPreparedStatements: number;
+    /** A pooled connection is closed and replaced after this long (its backend's memory is returned). */
+    connectionLifetimeSeconds: number;
   };
   readonly redisUrl?: string;
   /** How long a rate-limit store command may take before the request answers 503. */
@@ -124,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
       idleInTransactionTimeoutMs: 10_000,
+      maxPreparedStatements: vars.DB_MAX_PREPARED_STATEMENTS ?? 64,
+      connectionLifetimeSeconds: vars.DB_CONNECTION_LIFETIME_SECONDS ?? 1800,
     },
     redisUrl: vars.REDIS_URL,
     redisTimeoutMs: vars.REDIS_TIMEOUT_MS ?? 500,

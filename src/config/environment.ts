@@ -186,6 +186,14 @@ export class EnvironmentVariables {
   DB_CONNECT_TIMEOUT_MS?: number;
 
   @IsOptional()
+  @IntegerIn(0, 1000)
+  DB_MAX_PREPARED_STATEMENTS?: number;
+
+  @IsOptional()
+  @IntegerIn(1, 86400, ' seconds')
+  DB_CONNECTION_LIFETIME_SECONDS?: number;
+
+  @IsOptional()
   @IntegerIn(0, 120000, ' milliseconds')
   SHUTDOWN_DELAY_MS?: number;
 

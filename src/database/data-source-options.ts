@@ -10,6 +10,8 @@ export interface PoolSettings {
   statementTimeoutMs: number;
   connectTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  /** Seconds before a pooled connection is replaced (0: never). */
+  lifetimeSeconds: number;
 }
 
 export const DEFAULT_POOL: PoolSettings = {
@@ -18,7 +20,11 @@ export const DEFAULT_POOL: PoolSettings = {
   statementTimeoutMs: 5000,
   connectTimeoutMs: 2000,
   idleInTransactionTimeoutMs: 10_000,
+  lifetimeSeconds: 1800,
 };
+
+/** Uses of one pooled connection before it is replaced: a backend's caches never grow without end. */
+export const CONNECTION_MAX_USES = 10_000;
 
 /**
  * The one description of a connection, used by the Nest module, the migration runner, the
@@ -45,6 +51,10 @@ export function dataSourceOptions(url: string, pool: Partial<PoolSettings> = {},
       statement_timeout: p.statementTimeoutMs,
       idle_in_transaction_session_timeout: p.idleInTransactionTimeoutMs,
       keepAlive: true,
+      // Recycled: whatever a backend accumulates (prepared statements, plans, catalog caches)
+      // is returned to the server after a bounded number of uses and a bounded time.
+      maxUses: CONNECTION_MAX_USES,
+      maxLifetimeSeconds: p.lifetimeSeconds,
     },
   };
 }

@@ -35,6 +35,7 @@ export class DatabaseModule {
               statementTimeoutMs: role === 'api' ? config.database.statementTimeoutMs : 600_000,
               connectTimeoutMs: config.database.connectTimeoutMs,
               idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
+              lifetimeSeconds: config.database.connectionLifetimeSeconds,
             }),
             retryAttempts: 2,
             retryDelay: 500,

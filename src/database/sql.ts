@@ -19,16 +19,25 @@ export const accountsJson = (linkTable: string, linkColumn: string, owner: strin
   `(SELECT coalesce(json_agg(json_build_object('id', ac.public_id, 'domain', ac.domain, 'cnpj', ac.cnpj) ORDER BY ac.domain, ac.id), '[]')
      FROM ${linkTable} la JOIN accounts ac ON ac.id = la.account_id WHERE la.${linkColumn} = ${owner})`;
 
+/** The row counts a list statement may read: every page size maps to the smallest that holds it. */
+export const FETCH_SIZES = [2, 6, 11, 21, 51, 101] as const;
+
 /**
- * A page's `LIMIT`, written into the statement rather than passed as a parameter: with a
+ * A page's `LIMIT`, written into the statement rather than passed as a parameter (with a
  * parameter, a generic plan assumes a tenth of the table will be read, which can pick join
- * strategies (and, on servers with JIT, compilation) meant for thousands of rows. Page sizes
- * are few (1 to 101), so their statements are few too.
+ * strategies, and on servers with JIT compilation, meant for thousands of rows), but rounded up
+ * to one of FETCH_SIZES: each distinct statement text is a prepared statement on every pooled
+ * connection (hundreds of KB each for the record query), so page sizes must not multiply the
+ * texts a client can create. The caller keeps the first `take` rows (pageOf).
  */
 export function limitClause(take: number): string {
-  if (!Number.isSafeInteger(take) || take < 1 || take > 1000) throw new Error(`not a page size: ${take}`);
-  return `LIMIT ${take}`;
+  const size = FETCH_SIZES.find((s) => s >= take);
+  if (!Number.isSafeInteger(take) || take < 1 || !size) throw new Error(`not a page size: ${take}`);
+  return `LIMIT ${size}`;
 }
+
+/** The first `take` rows of a statement that read up to its fetch size (limitClause). */
+export const pageOf = <T>(rows: T[], take: number): T[] => (rows.length > take ? rows.slice(0, take) : rows);
 
 /** Collects SQL parameters and hands out their placeholders. */
 export class Params {

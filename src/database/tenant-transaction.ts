@@ -6,21 +6,58 @@ import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { CTX, Principal } from '../common/http/request-context';
+import { AppConfig } from '../config/app-config';
+
+/**
+ * The named prepared statements of each pooled connection, least recently used first. A
+ * statement of the record query costs its backend hundreds of KB, so a connection keeps at most
+ * `max` of them: past that, the least recently used is deallocated on the server and forgotten
+ * by the driver (which otherwise believes it still exists and skips preparing it again).
+ */
+class PreparedStatements {
+  private readonly byConnection = new WeakMap<PoolClient, Map<string, true>>();
+
+  constructor(readonly max: number) {}
+
+  /** The statement's name when it may be prepared on `client`, after making room for it. */
+  async use(client: PoolClient, text: string): Promise<string | undefined> {
+    if (this.max === 0) return undefined;
+    const name = `t_${createHash('sha1').update(text).digest('base64url')}`;
+    let kept = this.byConnection.get(client);
+    if (!kept) this.byConnection.set(client, (kept = new Map()));
+    if (kept.delete(name)) {
+      kept.set(name, true); // most recently used now
+      return name;
+    }
+    while (kept.size >= this.max) {
+      const oldest = kept.keys().next().value as string;
+      kept.delete(oldest);
+      await client.query(`DEALLOCATE "${oldest}"`);
+      delete (client as unknown as { connection: { parsedStatements: Record<string, unknown> } }).connection.parsedStatements[oldest];
+    }
+    kept.set(name, true);
+    return name;
+  }
+}
 
 /**
  * The statements of one tenant transaction. Each runs as a **named prepared statement** on
  * the transaction's connection (the name is a hash of its text, and a statement's values are
  * always parameters, so the set of texts is small and fixed): PostgreSQL parses it once per
- * connection and, after a few executions, keeps a generic plan instead of planning the
- * statement anew on every request. For the record query (a dozen correlated subqueries) the
- * planning cost several times the execution.
+ * connection and keeps a generic plan instead of planning the statement anew on every request.
+ * For the record query (a dozen correlated subqueries) the planning cost several times the
+ * execution. With no statements to keep (DB_MAX_PREPARED_STATEMENTS=0, for poolers in
+ * transaction mode) every statement is unnamed.
  */
 export class TenantSql {
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    private readonly prepared: PreparedStatements,
+  ) {}
 
   async query<T>(text: string, values: unknown[]): Promise<T[]> {
-    const name = `t_${createHash('sha1').update(text).digest('base64url')}`;
-    const result = await this.client.query<T & QueryResultRow>({ name, text, values });
+    const name = await this.prepared.use(this.client, text);
+    const result = await this.client.query<T & QueryResultRow>(name ? { name, text, values } : { text, values });
     return result.rows;
   }
 }
@@ -33,10 +70,15 @@ export class TenantSql {
  */
 @Injectable()
 export class TenantTransaction {
+  private readonly prepared: PreparedStatements;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cls: ClsService,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
+  }
 
   async run<T>(companyId: string, work: (sql: TenantSql) => Promise<T>): Promise<T> {
     if (!/^\d+$/.test(companyId)) throw new Error('tenant transaction needs an internal company id');
@@ -51,7 +93,7 @@ export class TenantTransaction {
       await client.query(
         `BEGIN READ ONLY; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`,
       );
-      const sql = new TenantSql(client);
+      const sql = new TenantSql(client, this.prepared);
       const result = await this.cls.run({ ifNested: 'inherit' }, () => {
         this.cls.set(CTX.tenantSql, sql);
         return work(sql);

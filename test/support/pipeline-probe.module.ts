@@ -139,6 +139,17 @@ class ProbeController {
     return row;
   }
 
+  /** Which backend a tenant transaction ran on, and how many prepared statements that backend keeps. */
+  @UseGuards(TestPrincipalGuard)
+  @Get('statements')
+  async statements(@Query() _query: NoQuery): Promise<{ pid: number; prepared: number }> {
+    const [row] = await this.tenant.query<{ pid: number; prepared: number }>(
+      'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_prepared_statements) AS prepared',
+      [],
+    );
+    return row;
+  }
+
   @UseGuards(TestPrincipalGuard)
   @Get('companies')
   async companies(@Query() _query: NoQuery): Promise<Collection<string>> {
