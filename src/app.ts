@@ -8,7 +8,8 @@ import { AuditFailures } from './audit/audit-failures';
 import { AuditInterceptor } from './audit/audit.interceptor';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
-import { NO_STORE_PATHS, noStoreMiddleware, OAUTH_TOKEN_PATH, requestIdMiddleware } from './common/http/request-id';
+import { requestIdMiddleware } from './common/http/request-id';
+import { requestSurfaceMiddleware } from './common/http/request-surface';
 import { HardenedExpressAdapter } from './common/http/http-server';
 import { literalMalformedEscapes } from './common/http/path-escapes';
 import { RouteTable } from './common/http/route-table';
@@ -56,12 +57,11 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   });
   app.use(requestIdMiddleware);
   app.use(literalMalformedEscapes);
-  app.use(NO_STORE_PATHS, noStoreMiddleware);
+  app.use(requestSurfaceMiddleware);
   // The token body is parsed before the guards run; its 400/413/415 still name the policy.
   const tokenPolicy = app.get(RateLimiter).policyHeader(['token']);
-  app.use(OAUTH_TOKEN_PATH, (req: Request, res: Response, next: NextFunction) => {
-    // Mounted, so it also sees paths below the token endpoint: those are unknown routes, not it.
-    if (req.path === '/') res.setHeader(RATE_LIMIT_POLICY_HEADER, tokenPolicy);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.surface === 'token') res.setHeader(RATE_LIMIT_POLICY_HEADER, tokenPolicy);
     next();
   });
 

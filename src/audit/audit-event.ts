@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { CTX, Principal, TokenSubject } from '../common/http/request-context';
+import { OAUTH_TOKEN_PATH } from '../common/http/request-surface';
 
 /** One row of the trail: who, what, when, and for a successful read the ids it returned. */
 export interface AuditEvent {
@@ -19,9 +20,16 @@ export interface AuditEvent {
   resourceIds: string[];
 }
 
-/** `/v1/...` and `/oauth/token` are audited; probes and documentation are not. */
-export function isAudited(path: string): boolean {
-  return path === '/oauth/token' || path === '/v1' || path.startsWith('/v1/');
+/**
+ * A request is audited when it addresses the API or the token endpoint (probes and
+ * documentation are not): for an answered route, decided from the route the router matched,
+ * never from how the path was spelled; for a refused request, from its surface (which the
+ * router's own strict, case-sensitive matching agrees with).
+ */
+export function isAudited(req: Request): boolean {
+  const template: unknown = req.route?.path;
+  if (typeof template === 'string' && !template.includes('*')) return template === OAUTH_TOKEN_PATH || template.startsWith('/v1/');
+  return req.surface === 'api' || req.surface === 'token';
 }
 
 const MAX_VALUE = 200;

@@ -17,6 +17,6 @@ export class AuditFailures {
   ) {}
 
   failed(req: Request, status: number): void {
-    if (isAudited(req.path)) this.trail.recordBestEffort(auditEventOf(req, this.cls, status));
+    if (isAudited(req)) this.trail.recordBestEffort(auditEventOf(req, this.cls, status));
   }
 }

@@ -25,12 +25,12 @@ export class AuditInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
-    if (!isAudited(req.path)) return next.handle();
+    if (!isAudited(req)) return next.handle();
     const res = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
         const event = auditEventOf(req, this.cls, res.statusCode, resourceIdsOf(body));
-        if (req.path === '/oauth/token') {
+        if (req.surface === 'token') {
           this.trail.recordBestEffort(event);
           return body;
         }

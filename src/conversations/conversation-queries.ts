@@ -1,5 +1,5 @@
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { iso, limitClause, micros, Params } from '../database/sql';
+import { iso, limitClause, micros, pageOf, Params } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ConversationStore, PositionedRow } from './conversations.service';
 import { ListConversationsQuery } from './list-conversations.query';
@@ -18,7 +18,7 @@ export interface MessageRowBase {
  * conversations table aliased `c`; the activity index `(company_id, last_message_at, id)`
  * serves the order, the cursor and both filters, which are ranges on the order itself.
  */
-export function conversationsPage<C>(
+export async function conversationsPage<C>(
   tenant: TenantTransaction,
   select: string,
   companyId: string,
@@ -31,7 +31,11 @@ export function conversationsPage<C>(
   if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
   if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
   if (after) where.push(p.after('c.last_message_at', 'c.id', after));
-  return tenant.query<C>(`${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`, p.values);
+  const rows = await tenant.query<C>(
+    `${select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`,
+    p.values,
+  );
+  return pageOf(rows, take);
 }
 
 /**
@@ -66,7 +70,10 @@ export async function messagesPage<M extends MessageRowBase>(
     p.values,
   );
   if (!rows.length) return null;
-  return rows.filter((r): r is M => r.id !== null);
+  return pageOf(
+    rows.filter((r): r is M => r.id !== null),
+    take,
+  );
 }
 
 /** How a channel's tables are read: the conversation SELECT (alias `c`), the tables, the message columns (alias `m`). */

@@ -39,14 +39,20 @@ describe('RateLimiter', () => {
     expect(limiter.policyHeader(['company', 'client'])).toBe('"client";q=3;w=30, "company";q=1800;w=60');
   });
 
-  it('charges the token policy per address and per well-formed client id, and reports the tighter partition', async () => {
+  it('charges the token policy per address and per well-formed client id at that address, and reports the tighter partition', async () => {
     const limiter = new RateLimiter(new MemoryRateLimitStore(), fakeCls(), config);
     const first = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.1', clientId), 2, 60_000));
     expect(first.stateHeader).toBe('"token";r=1;t=60');
-    const other = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.2', clientId), 2, 60_000));
-    expect(other.stateHeader).toBe('"token";r=0;t=60'); // its address has 1 left, its client id none
-    const refused = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.3', clientId), 2, 60_000));
+    const elsewhere = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.2', clientId), 2, 60_000));
+    expect(elsewhere.stateHeader).toBe('"token";r=1;t=60'); // another address: its own budget, for the same client id too
+    const again = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.1', 'cli_other0123456789abcdef'), 2, 60_000));
+    expect(again.stateHeader).toBe('"token";r=0;t=60'); // the address has spent both, whatever client it names
+    const refused = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.1', clientId), 2, 60_000));
     expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 60 });
+    expect(limiter.demands('token', tokenRequest('198.51.100.3', clientId), 2, 60_000).map((d) => d.key)).toEqual([
+      'rl:token:address:198.51.100.3',
+      `rl:token:client:${clientId}@198.51.100.3`,
+    ]);
     expect(limiter.demands('token', tokenRequest('198.51.100.3', 'garbage'.repeat(500)), 2, 60_000).map((d) => d.key)).toEqual([
       'rl:token:address:198.51.100.3',
     ]);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
-import { ClsService } from 'nestjs-cls';
+import { CLS_REQ, ClsService } from 'nestjs-cls';
 import { claimedClientId } from '../auth/token-request';
 import { ApiError } from '../common/errors/api-error';
 import { CTX, Principal } from '../common/http/request-context';
@@ -45,7 +45,9 @@ const UNAVAILABLE = 'A required dependency is unavailable; retry with backoff.';
  * Rate limiting as the API defines it: which counters (partitions) each policy charges,
  * all-or-nothing counting through the store, and the verdict in the IETF RateLimit header
  * fields. Partitions: `client` by API client, `company`/`email_content`/`chat_content` by
- * company, `token` by the address and, when the request names a well-formed one, the client id.
+ * company, `token` by the address and, when the request names a well-formed one, by the client id
+ * at that address: never by the client id alone, or anyone naming a victim's id from anywhere
+ * could spend the victim's token budget and lock it out of its own tokens.
  */
 @Injectable()
 export class RateLimiter {
@@ -83,7 +85,7 @@ export class RateLimiter {
   /**
    * Every policy that governs the caller's `/v1` requests and token requests, as it stands
    * after this request was counted (counters this request did not touch are read, not hit).
-   * The token policy is reported for the client id's partition.
+   * The token policy is reported for this client at this request's address.
    */
   async snapshot(): Promise<RateLimitSnapshot[]> {
     const principal = this.principal();
@@ -91,7 +93,10 @@ export class RateLimiter {
     const known = new Map(counted?.demands.map((d, i) => [d.key, counted.counters[i]]));
     const wanted = RATE_LIMIT_POLICIES.map((policy) => {
       const { limit, windowSeconds } = this.quotas[policy];
-      const partition = policy === 'token' ? `client:${principal.clientId}` : this.principalPartition(policy, principal);
+      const partition =
+        policy === 'token'
+          ? tokenClientPartition(principal.clientId, addressPartition(this.cls.get<Request | undefined>(CLS_REQ)?.ip))
+          : this.principalPartition(policy, principal);
       return { policy, key: counterKey(policy, partition), limit, windowMs: windowSeconds * 1000 };
     });
     const unknown = wanted.filter((d) => !known.has(d.key));
@@ -142,7 +147,8 @@ export class RateLimiter {
   private partitions(policy: RateLimitPolicyName, req: Request): string[] {
     if (policy !== 'token') return [this.principalPartition(policy, this.principal())];
     const clientId = parseId('client', claimedClientId(req.body, req.headers.authorization));
-    return [`address:${addressPartition(req.ip)}`, ...(clientId ? [`client:${clientId}`] : [])];
+    const address = addressPartition(req.ip);
+    return [`address:${address}`, ...(clientId ? [tokenClientPartition(clientId, address)] : [])];
   }
 
   private principalPartition(policy: Exclude<RateLimitPolicyName, 'token'>, principal: Principal): string {
@@ -163,6 +169,11 @@ export class RateLimiter {
       throw new ApiError('SERVICE_UNAVAILABLE', UNAVAILABLE);
     }
   }
+}
+
+/** A client's token requests from one address (IPv6 by its /64). */
+function tokenClientPartition(clientId: string, address: string): string {
+  return `client:${clientId}@${address}`;
 }
 
 /** The store key of a policy's counter for one partition. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { accountsJson, iso, limitClause, micros, Params, userJson } from '../database/sql';
+import { accountsJson, iso, limitClause, micros, pageOf, Params, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { RecordingKind } from './recording-kind';
@@ -141,7 +141,7 @@ export class RecordingsRepository {
    * are read for the page; so the cost does not grow with how many records the owner has (a
    * semi-join on the owner made PostgreSQL sort all of them, with their relations, first).
    */
-  listPage(
+  async listPage(
     companyId: string,
     kind: RecordingKind,
     query: ListRecordingsQuery,
@@ -161,10 +161,11 @@ export class RecordingsRepository {
     if (after) where.push(p.after('r.created_at', 'r.id', after));
     const limit = limitClause(take);
     if (!query.owner_email) {
-      return this.tenant.query<RecordingRow>(
+      const rows = await this.tenant.query<RecordingRow>(
         `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`,
         p.values,
       );
+      return pageOf(rows, take);
     }
     // The per-user LIMIT stays a parameter on purpose: a generic plan then expects to read a
     // few rows of each user and walks the owner index in order; with the literal page size it
@@ -177,7 +178,7 @@ export class RecordingsRepository {
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
       ORDER BY o.created_at, o.id ${limit}`;
     const sql = `${RECORDING_SELECT} WHERE r.company_id = ${company} AND r.id IN (${ids}) ORDER BY r.created_at, r.id`;
-    return this.tenant.query<RecordingRow>(sql, p.values);
+    return pageOf(await this.tenant.query<RecordingRow>(sql, p.values), take);
   }
 
   async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingRow | null> {

@@ -135,6 +135,56 @@ describe('audit trail', () => {
       expect(Date.now() - row.occurred_at.getTime()).toBeLessThan(60_000);
     });
 
+    it('audits every route however its path is spelled: a variant answers 404 or writes its row', async () => {
+      const paths = [
+        '/v1/context',
+        '/v1/meetings',
+        `/v1/meetings/${meeting.publicId}`,
+        `/v1/meetings/${meeting.publicId}/evaluations/overall`,
+        `/v1/meetings/${meeting.publicId}/answers`,
+        `/v1/meetings/${meeting.publicId}/transcript`,
+        '/v1/calls',
+        `/v1/calls/${call.publicId}/transcript`,
+        '/v1/emails',
+        `/v1/emails/${email.publicId}`,
+        `/v1/emails/${email.publicId}/messages`,
+        '/v1/chat',
+        `/v1/chat/${chat.publicId}/messages`,
+      ];
+      const encodeLetters = (segment: string) => segment.replace(/[a-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+      const variants = (path: string) => [
+        path.toUpperCase(),
+        path.replace('/v1/', '/V1/'),
+        path.replace(/\/([a-z]+)/, (_m, s: string) => `/${s[0].toUpperCase()}${s.slice(1)}`),
+        `${path}/`,
+        `/${path}`,
+        path.replace('/v1/', '/v1//'),
+        path.replace(/\/([a-z]+)$/, (_m, s: string) => `/${encodeLetters(s)}`),
+        path.replace(/\/(mtg|call|eml|wa)_/, (_m, p: string) => `/${encodeLetters(p)}_`),
+        path.replace('/v1/', '/%76%31/'),
+      ];
+      let answered = 0;
+      for (const path of paths) {
+        for (const variant of new Set(variants(path).filter((v) => v !== path))) {
+          const res = await get(variant);
+          if (res.status === 404) continue;
+          answered++;
+          expect({ variant, status: res.status }).toEqual({ variant, status: 200 });
+          expect({ variant, rows: (await rowsOf(db, res.headers['x-request-id'])).length }).toEqual({ variant, rows: 1 });
+        }
+      }
+      // Percent-encoded letters inside an id are the same id (the router decodes parameters): those are answered, and audited.
+      expect(answered).toBeGreaterThan(0);
+      for (const variant of ['/OAUTH/TOKEN', '/oauth/token/', '//oauth/token', '/oauth/%74oken', '/Oauth/token']) {
+        const answer = await http
+          .post(variant)
+          .type('form')
+          .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
+        expect({ variant, status: answer.status }).toEqual({ variant, status: 404 });
+        expect(answer.body.access_token).toBeUndefined();
+      }
+    });
+
     it('records the query without the cursor', async () => {
       const first = await get(`/v1/chat/${chat.publicId}/messages?limit=1`).expect(200);
       const cursor: string = first.body.pagination.next_cursor;

@@ -309,14 +309,25 @@ describe('rate limits on POST /oauth/token', () => {
     expect(refused.headers['cache-control']).toBe('no-store');
   });
 
-  it('counts per address and per client id: either spent refuses, neither spent issues', async () => {
+  it('counts per address and per client id at that address: the same client from another address has its own budget', async () => {
     const [ip, elsewhere] = [newAddress(), newAddress()];
     const [spentClient, freshClient] = [await newClient(), await newClient()];
     await inSequence(3, () => fromAddress(ip, spentClient).expect(200));
     expect((await fromAddress(ip, freshClient)).status).toBe(429); // the address is spent
-    expect((await fromAddress(elsewhere, spentClient)).status).toBe(429); // the client id is spent
-    const issued = await fromAddress(elsewhere, freshClient).expect(200);
+    const issued = await fromAddress(elsewhere, spentClient).expect(200); // the client id, at another address, is not
     expect(remaining(issued, 'token')).toBe(2);
+    expect((await fromAddress(elsewhere, freshClient)).status).toBe(200);
+  });
+
+  it("cannot lock a victim out: failed attempts naming its client id elsewhere spend only the attacker's budgets", async () => {
+    const [attacker, victimAddress] = [newAddress(), newAddress()];
+    const victim = await newClient();
+    for (let i = 0; i < 3; i++) expect((await fromAddress(attacker, victim, 'secret_guessed')).status).toBe(401);
+    expect((await fromAddress(attacker, victim, 'secret_guessed')).status).toBe(429); // the attacker is throttled
+    expect((await fromAddress(attacker, victim)).status).toBe(429); // even with the right secret, from there
+    const own = await fromAddress(victimAddress, victim).expect(200); // the victim, from its own address, is not
+    expect(remaining(own, 'token')).toBe(2);
+    await fromAddress(victimAddress, victim).expect(200);
   });
 
   it('counts failed client authentication like success, whether in the body or with Basic', async () => {
@@ -330,9 +341,10 @@ describe('rate limits on POST /oauth/token', () => {
       .set('Authorization', basicAuth(client.clientId, 'secret_wrong'))
       .send({ grant_type: 'client_credentials' });
     expect(basic.status).toBe(401);
-    expect(remaining(basic, 'token')).toBe(1); // its client id was counted twice
+    expect(remaining(basic, 'token')).toBe(2); // another address: its client id there was counted once
     expect((await fromAddress(ip, client, 'secret_wrong')).status).toBe(401);
-    expect((await fromAddress(newAddress(), client)).status).toBe(429);
+    expect((await fromAddress(ip, client, 'secret_wrong')).status).toBe(401);
+    expect((await fromAddress(ip, client)).status).toBe(429); // three failures spent this address's budget
   });
 
   it('counts an IPv6 client by its /64', async () => {

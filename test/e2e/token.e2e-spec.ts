@@ -150,11 +150,20 @@ describe('POST /oauth/token', () => {
       expectOAuthError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
-    it.each(['/oauth/token/', '/OAuth/Token'])(
-      'answers %s (which Express routes to the token endpoint) in the OAuth shape too',
+    it.each(['/oauth/token/', '/OAuth/Token', '/oauth//token', '/oauth/%74oken'])(
+      'answers %s 404 RESOURCE_NOT_FOUND: one spelling per route, no alias of the token endpoint',
       async (path) => {
-        expectOAuthError(await http.post(path).send({ grant_type: 'client_credentials' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-        expectOAuthError(await http.post(path).type('form').send({ grant_type: 'client_credentials' }), 401, 'invalid_client');
+        for (const res of [
+          await http.post(path).send({ grant_type: 'client_credentials' }),
+          await http
+            .post(path)
+            .type('form')
+            .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+        ]) {
+          expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 404, code: 'RESOURCE_NOT_FOUND' });
+          expect(res.body.access_token).toBeUndefined();
+          expect(res.headers['ratelimit-policy']).toBeUndefined();
+        }
       },
     );
 

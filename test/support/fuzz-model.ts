@@ -172,6 +172,8 @@ export interface V1Call {
   id?: string;
   /** Who owns `id`, and in which collection (undefined when no company owns it). */
   owner?: { tenant: string; kind: PathKind };
+  /** How the path was spelled: routes have one spelling, so upper case or a trailing slash is an unknown path. */
+  spelling?: 'plain' | 'upper' | 'slash';
 }
 
 /**
@@ -181,6 +183,7 @@ export interface V1Call {
  */
 export function expectedV1(call: V1Call): Outcome {
   const { route, auth } = call;
+  if (call.spelling && call.spelling !== 'plain') return NOT_FOUND;
   if (call.method !== 'GET' && call.method !== 'HEAD') return outcome([405, ['METHOD_NOT_ALLOWED']]);
   if (auth.kind === 'none') return outcome([401, ['MISSING_ACCESS_TOKEN']]);
   if (auth.kind === 'forged') return outcome([401, ['INVALID_ACCESS_TOKEN']]);

@@ -448,7 +448,7 @@ export function v1RequestArb(world: World): fc.Arbitrary<{ request: GeneratedReq
         body: oneIn(10, fc.json({ maxDepth: 2 })),
       })
       .map(({ method, auth, segment, pairs, style, noise, body }) => {
-        // Express matches paths case-insensitively and ignores a trailing slash; the id keeps its case.
+        // Routes have one spelling: in upper case or with a trailing slash the path is unknown (the id keeps its case).
         const shape = route.path('\u0000');
         const path = (style === 'upper' ? shape.toUpperCase() : shape).replace('\u0000', segment.raw) + (style === 'slash' ? '/' : '');
         const query = pairs.join('&');
@@ -463,6 +463,7 @@ export function v1RequestArb(world: World): fc.Arbitrary<{ request: GeneratedReq
           query: parsedQuery(query),
           id,
           owner: id === undefined ? undefined : world.pathIds.get(id),
+          spelling: style as V1Call['spelling'],
         };
         return { request: { method, target, headers, body: body === null ? undefined : Buffer.from(body) }, call, auth };
       }),

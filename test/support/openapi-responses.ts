@@ -89,12 +89,12 @@ export class OpenApiResponses {
 
   /**
    * The documented path template `path` is routed to, if any (`/v1/meetings/{meeting_id}` for
-   * `/v1/meetings/mtg_…`), matched as the router matches: on the raw path, letters in any case,
-   * a trailing slash allowed.
+   * `/v1/meetings/mtg_…`), matched as the router matches: on the raw path, case-sensitive, with
+   * no trailing-slash alias.
    */
   templateOf(path: string): string | undefined {
     return Object.keys(this.document.paths).find((template) =>
-      new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{[^/]+?\\\}/g, '[^/]+')}/?$`, 'i').test(path),
+      new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{[^/]+?\\\}/g, '[^/]+')}$`).test(path),
     );
   }
 
@@ -114,7 +114,7 @@ export class OpenApiResponses {
    */
   unknownPathErrors(path: string, res: ObservedResponse): string[] {
     const envelope = this.document.paths['/v1/context'].get.responses['401'].content!['application/json'].schema;
-    const noStore = /^\/(v1|oauth\/token)(\/|$)/.test(path);
+    const noStore = /^\/v1(\/|$)/.test(path); // the surface the service answers with no-store (the token path itself is documented)
     const headers: Record<string, HeaderDoc> = {
       'X-Request-Id': { required: true, schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' } },
       'Cache-Control': { required: noStore, schema: { const: 'no-store' } },

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isOAuthTokenPath, newRequestId, REQUEST_ID_HEADER } from '../http/request-id';
+import { newRequestId, REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ErrorCode, GENERIC_INTERNAL_DETAIL, oauthErrorOf } from './error-codes';
@@ -50,9 +50,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    const body = isOAuthTokenPath(req.path)
-      ? { error: oauthErrorOf(error.code), error_description: error.detail }
-      : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
+    const body =
+      req.surface === 'token'
+        ? { error: oauthErrorOf(error.code), error_description: error.detail }
+        : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
     this.onFailure(req, error.status);
   }

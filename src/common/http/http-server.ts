@@ -18,6 +18,14 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export class HardenedExpressAdapter extends ExpressAdapter {
   constructor(private readonly limits: AppConfig['http']) {
     super();
+    // One spelling per route: `/V1/…`, `/oauth/token/` and the like are unknown paths (404), not
+    // aliases that every path-based decision (auditing, no-store, error shape) would have to
+    // repeat. The adapter's constructor already created Express's router (which reads these
+    // settings only then), so its options are set too; every route and middleware added from
+    // here on takes them.
+    const app = this.getInstance<import('express').Application>();
+    app.set('case sensitive routing', true).set('strict routing', true);
+    Object.assign(app.router as object, { caseSensitive: true, strict: true });
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -26,20 +26,3 @@ export function requestIdMiddleware(req: Request, res: Response, next: NextFunct
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }
-
-/** Responses of the API and the token endpoint hold tenant data or tokens: never cache them. */
-export function noStoreMiddleware(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-  next();
-}
-
-/** Paths whose responses are `no-store`. */
-export const NO_STORE_PATHS = ['/v1', '/oauth/token'];
-
-export const OAUTH_TOKEN_PATH = '/oauth/token';
-
-/** Whether Express routes `path` to the token endpoint (its matching is case-insensitive and ignores a trailing slash). */
-export function isOAuthTokenPath(path: string): boolean {
-  return path.replace(/\/$/, '').toLowerCase() === OAUTH_TOKEN_PATH;
-}
