@@ -18,7 +18,16 @@ export interface AuditEvent {
   query: Record<string, unknown>;
   status: number;
   resourceIds: string[];
+  /** True when the stored path parameters or query were cut to the documented bounds (AUDIT_LIMITS). */
+  truncated: boolean;
 }
+
+/**
+ * What one audit row stores of a client's request at most: each value (a path parameter, a
+ * query value) 200 characters, 10 values per query name, 32 query names, and 4 KiB of query as
+ * JSON. Anything cut is marked (`truncated`), so a row is never taken for the whole request.
+ */
+export const AUDIT_LIMITS = { value: 200, valuesPerName: 10, names: 32, queryJson: 4096 } as const;
 
 /**
  * A request is audited when it addresses the API or the token endpoint (probes and
@@ -32,7 +41,6 @@ export function isAudited(req: Request): boolean {
   return req.surface === 'api' || req.surface === 'token';
 }
 
-const MAX_VALUE = 200;
 const CREDENTIAL_LIKE = /token|secret|password|passwd|authorization|api[_-]?key|assertion/i;
 
 /** The audit row of `req`, answered with `status`, from what the request context knows of the caller. */
@@ -41,6 +49,8 @@ export function auditEventOf(req: Request, cls: ClsService, status: number, reso
   const principal = active ? cls.get<Principal | undefined>(CTX.principal) : undefined;
   const subject = active ? cls.get<TokenSubject | undefined>(CTX.tokenSubject) : undefined;
   const routePath: unknown = req.route?.path;
+  const params = paramsOf(req.params);
+  const query = queryOf(req.query);
   return {
     occurredAt: req.receivedAt ?? new Date(),
     requestId: req.requestId ?? 'req_unknown',
@@ -50,8 +60,9 @@ export function auditEventOf(req: Request, cls: ClsService, status: number, reso
     method: req.method,
     // The router's catch-all (`/{*path}`, which answers unknown paths) is no route.
     route: typeof routePath === 'string' && !routePath.includes('*') ? `${req.method} ${routePath.replace(/:(\w+)/g, '{$1}')}` : null,
-    pathParams: Object.fromEntries(Object.entries(req.params ?? {}).map(([k, v]) => [k, storable(String(v))])),
-    query: queryOf(req.query),
+    pathParams: params.pathParams,
+    query: query.query,
+    truncated: params.truncated || query.truncated,
     status,
     resourceIds,
   };
@@ -69,15 +80,47 @@ export function resourceIdsOf(body: unknown): string[] {
   return ids;
 }
 
-function queryOf(query: Request['query']): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/** The path parameters as stored, each value cut to its bound. */
+function paramsOf(params: Request['params']): { pathParams: Record<string, string>; truncated: boolean } {
+  let truncated = false;
+  const entries = Object.entries(params ?? {}).map(([k, v]) => {
+    const value = String(v);
+    truncated ||= value.length > AUDIT_LIMITS.value;
+    return [k, storable(value)] as const;
+  });
+  return { pathParams: Object.fromEntries(entries), truncated };
+}
+
+/**
+ * The query as stored: without the cursor, credential-like values redacted, within AUDIT_LIMITS.
+ * Built with `Object.fromEntries`, so a name such as `__proto__` is kept as a name (an assignment
+ * would set the object's prototype and lose it).
+ */
+function queryOf(query: Request['query']): { query: Record<string, unknown>; truncated: boolean } {
+  const entries: Array<[string, unknown]> = [];
+  let truncated = false;
+  let size = 2;
   for (const [key, value] of Object.entries(query ?? {})) {
     if (key === 'cursor') continue;
-    const k = storable(key);
-    if (CREDENTIAL_LIKE.test(key)) out[k] = '[redacted]';
-    else out[k] = Array.isArray(value) ? value.slice(0, 10).map((v) => storable(String(v))) : storable(String(value));
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    const stored = CREDENTIAL_LIKE.test(key)
+      ? '[redacted]'
+      : Array.isArray(value)
+        ? values.slice(0, AUDIT_LIMITS.valuesPerName).map(storable)
+        : storable(values[0]);
+    const cut =
+      key.length > AUDIT_LIMITS.value || values.length > AUDIT_LIMITS.valuesPerName || values.some((v) => v.length > AUDIT_LIMITS.value);
+    const entry: [string, unknown] = [storable(key), stored];
+    const entrySize = JSON.stringify(Object.fromEntries([entry])).length - 1;
+    if (entries.length >= AUDIT_LIMITS.names || size + entrySize > AUDIT_LIMITS.queryJson) {
+      truncated = true;
+      break;
+    }
+    truncated ||= cut && !CREDENTIAL_LIKE.test(key);
+    entries.push(entry);
+    size += entrySize;
   }
-  return out;
+  return { query: Object.fromEntries(entries), truncated };
 }
 
 /**
@@ -87,5 +130,5 @@ function queryOf(query: Request['query']): Record<string, unknown> {
  */
 export function storable(value: string): string {
   const clean = Buffer.from(value, 'utf8').toString('utf8').replaceAll('\u0000', '\uFFFD');
-  return clean.length > MAX_VALUE ? `${clean.slice(0, MAX_VALUE)}…` : clean;
+  return clean.length > AUDIT_LIMITS.value ? `${clean.slice(0, AUDIT_LIMITS.value)}…` : clean;
 }

@@ -14,7 +14,14 @@ export interface AuditRecord {
   query: Record<string, unknown>;
   status: number;
   resource_ids: string[];
+  truncated: boolean;
 }
+
+const RECORD_COLUMNS = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at, request_id, company, client,
+  address, method, route, path_params, query, status, resource_ids, truncated`;
+
+/** Rows per statement of an export: memory stays flat however long the window. */
+const EXPORT_BATCH = 1000;
 
 /**
  * Reads the trail for `audit:tail`, as the audit table's owner (the API role may only append).
@@ -30,8 +37,7 @@ export class AuditReader {
     await client.connect();
     try {
       const { rows } = await client.query<AuditRecord>(
-        `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at, request_id, company, client,
-           address, method, route, path_params, query, status, resource_ids
+        `SELECT ${RECORD_COLUMNS}
          FROM (
            SELECT * FROM audit_events WHERE company = $1 AND ($2::timestamptz IS NULL OR occurred_at > $2::timestamptz)
            ORDER BY occurred_at DESC, id DESC LIMIT $3
@@ -40,6 +46,44 @@ export class AuditReader {
         [company, since ?? null, limit],
       );
       return rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /**
+   * Every event with `from <= occurred_at < to` (one company's, when given), oldest first, handed
+   * to `write` in batches read by keyset over `(occurred_at, id)`: only the partitions of the window
+   * are read, and memory stays flat. `progress` hears how many of how many were written.
+   */
+  async export(
+    window: { from: string; to: string; company?: string },
+    write: (records: AuditRecord[]) => Promise<void>,
+    progress: (done: number, total: number) => void = () => undefined,
+  ): Promise<number> {
+    const client = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
+    await client.connect();
+    try {
+      const scope = `occurred_at >= $1::timestamptz AND occurred_at < $2::timestamptz AND ($3::text IS NULL OR company = $3)`;
+      const values = [window.from, window.to, window.company ?? null];
+      const { rows: count } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM audit_events WHERE ${scope}`, values);
+      const total = Number(count[0].n);
+      let done = 0;
+      let after: [string, string] = ['-infinity', '0'];
+      for (;;) {
+        const { rows } = await client.query<AuditRecord & { position: string; id: string }>(
+          `SELECT ${RECORD_COLUMNS}, occurred_at::text AS position, id::text AS id FROM audit_events
+           WHERE ${scope} AND (occurred_at, id) > ($4::timestamptz, $5::bigint)
+           ORDER BY occurred_at, id LIMIT ${EXPORT_BATCH}`,
+          [...values, ...after],
+        );
+        if (!rows.length) break;
+        after = [rows[rows.length - 1].position, rows[rows.length - 1].id];
+        await write(rows.map(({ position: _p, id: _i, ...record }) => record));
+        done += rows.length;
+        progress(done, Math.max(total, done));
+      }
+      return done;
     } finally {
       await client.end();
     }

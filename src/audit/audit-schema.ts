@@ -1,14 +1,37 @@
+import type { Client, PoolClient } from 'pg';
+
+type Sql = Pick<Client | PoolClient, 'query'>;
+
 /**
  * The audit trail's table, written by the migrations into the main database and, when
  * AUDIT_DATABASE_URL names another database, into that one (src/audit/audit-store.ts).
  *
  * Append-only for the API role (INSERT, nothing else). The company and the client are kept
  * as their public ids so that the trail reads the same in a separate database, where the
- * companies table does not exist. `audit_events_company_time_idx` serves `audit:tail`.
+ * companies table does not exist. `audit_events_company_time_idx` serves `audit:tail` and
+ * `audit:export`.
+ *
+ * Partitioned by month of `occurred_at` (native range partitioning), so retention drops whole
+ * partitions (`audit:prune`) instead of deleting rows, and an export reads only the months it
+ * asks for. Partitions are created ahead of time by the migrations and by every `audit:prune`;
+ * a row for a month without a partition cannot be written, which fails closed (503).
+ *
+ * An earlier, unpartitioned table is converted in place: renamed aside, its rows copied into
+ * the partitions, then dropped.
  */
 export const AUDIT_SCHEMA = [
+  `DO $$
+   BEGIN
+     IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.relname = 'audit_events' AND n.nspname = current_schema() AND c.relkind = 'r') THEN
+       ALTER TABLE audit_events RENAME TO audit_events_unpartitioned;
+       ALTER INDEX IF EXISTS audit_events_company_time_idx RENAME TO audit_events_unpartitioned_company_time_idx;
+       ALTER INDEX IF EXISTS audit_events_request_idx RENAME TO audit_events_unpartitioned_request_idx;
+       ALTER INDEX IF EXISTS audit_events_pkey RENAME TO audit_events_unpartitioned_pkey;
+     END IF;
+   END $$`,
   `CREATE TABLE IF NOT EXISTS audit_events (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY,
     occurred_at timestamptz NOT NULL,
     recorded_at timestamptz NOT NULL DEFAULT now(),
     request_id text NOT NULL,
@@ -20,8 +43,103 @@ export const AUDIT_SCHEMA = [
     path_params jsonb NOT NULL DEFAULT '{}',
     query jsonb NOT NULL DEFAULT '{}',
     status integer NOT NULL,
-    resource_ids jsonb NOT NULL DEFAULT '[]'
-  )`,
+    resource_ids jsonb NOT NULL DEFAULT '[]',
+    truncated boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (occurred_at, id)
+  ) PARTITION BY RANGE (occurred_at)`,
   `CREATE INDEX IF NOT EXISTS audit_events_company_time_idx ON audit_events (company, occurred_at, id)`,
   `CREATE INDEX IF NOT EXISTS audit_events_request_idx ON audit_events (request_id)`,
 ];
+
+/** Months of partitions kept ready ahead of now. */
+export const AUDIT_MONTHS_AHEAD = 12;
+
+const PARTITION = /^audit_events_p(\d{4})(\d{2})$/;
+
+/** The first instant (UTC) of the month `offset` months after the month of `date`. */
+export function monthStart(date: Date, offset = 0): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + offset, 1));
+}
+
+export function partitionName(month: Date): string {
+  return `audit_events_p${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The monthly partitions, oldest first, with the month each covers. */
+export async function auditPartitions(sql: Sql): Promise<Array<{ name: string; from: Date; to: Date }>> {
+  const { rows } = await sql.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'audit_events'::regclass ORDER BY c.relname`,
+  );
+  return rows
+    .map(({ name }) => ({ name, m: PARTITION.exec(name) }))
+    .filter((p): p is { name: string; m: RegExpExecArray } => p.m !== null)
+    .map(({ name, m }) => {
+      const from = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
+      return { name, from, to: monthStart(from, 1) };
+    });
+}
+
+/**
+ * Creates the missing monthly partitions from the month of `from` through AUDIT_MONTHS_AHEAD
+ * months after `now`. Each is created on its own, checked to its month, then attached: attaching
+ * takes a lock that lets rows keep being written (SHARE UPDATE EXCLUSIVE), where creating a table
+ * as a partition would lock out every writer for the moment it takes.
+ */
+export async function ensureAuditPartitions(sql: Sql, from: Date, now = new Date()): Promise<string[]> {
+  const existing = new Set((await auditPartitions(sql)).map((p) => p.name));
+  const created: string[] = [];
+  for (let month = monthStart(from); month <= monthStart(now, AUDIT_MONTHS_AHEAD); month = monthStart(month, 1)) {
+    const name = partitionName(month);
+    if (existing.has(name)) continue;
+    const [lower, upper] = [month.toISOString(), monthStart(month, 1).toISOString()];
+    await sql.query(`CREATE TABLE IF NOT EXISTS ${name} (LIKE audit_events INCLUDING DEFAULTS)`);
+    await sql.query(`ALTER TABLE ${name} ADD CONSTRAINT ${name}_month CHECK (occurred_at >= '${lower}' AND occurred_at < '${upper}')`);
+    await sql.query(`ALTER TABLE audit_events ATTACH PARTITION ${name} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
+    await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT ${name}_month`);
+    created.push(name);
+  }
+  return created;
+}
+
+/**
+ * Brings the trail to its current shape: the partitioned table, partitions for every month
+ * since its oldest row (at least a year back) and a year ahead, and the rows of an earlier
+ * unpartitioned table moved in. Idempotent; run as the table's owner.
+ */
+export async function ensureAuditSchema(sql: Sql, now = new Date()): Promise<void> {
+  for (const statement of AUDIT_SCHEMA) await sql.query(statement);
+  const { rows } = await sql.query<{ legacy: boolean }>(`SELECT to_regclass('audit_events_unpartitioned') IS NOT NULL AS legacy`);
+  // A year back too, so rows imported or replayed from the recent past have a partition.
+  let oldest = monthStart(now, -12);
+  if (rows[0].legacy) {
+    const { rows: min } = await sql.query<{ min: Date | null }>('SELECT min(occurred_at) AS min FROM audit_events_unpartitioned');
+    if (min[0].min && min[0].min < oldest) oldest = min[0].min;
+  }
+  await ensureAuditPartitions(sql, oldest, now);
+  if (rows[0].legacy) {
+    await sql.query(
+      `INSERT INTO audit_events (occurred_at, recorded_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids)
+       SELECT occurred_at, recorded_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids
+       FROM audit_events_unpartitioned ORDER BY id`,
+    );
+    await sql.query('DROP TABLE audit_events_unpartitioned');
+  }
+}
+
+/**
+ * Drops the partitions whose whole month ended more than `retentionDays` ago, never one that
+ * still holds a row inside the window. Each is detached CONCURRENTLY (writers and readers of
+ * other partitions are not blocked), then dropped. Runs outside a transaction.
+ */
+export async function pruneAuditPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  const dropped: string[] = [];
+  for (const partition of await auditPartitions(sql)) {
+    if (partition.to > cutoff) continue;
+    await sql.query(`ALTER TABLE audit_events DETACH PARTITION ${partition.name} CONCURRENTLY`);
+    await sql.query(`DROP TABLE ${partition.name}`);
+    dropped.push(partition.name);
+  }
+  return dropped;
+}

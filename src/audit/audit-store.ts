@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AUDIT_SCHEMA } from './audit-schema';
+import { ensureAuditSchema } from './audit-schema';
 
 /** Same server and database? (Roles may differ: the API role and the owner share a database.) */
 export function sameDatabase(a: string, b: string): boolean {
@@ -17,7 +17,7 @@ export async function prepareAuditStore(ownerUrl: string, writerRole: string): P
   await client.connect();
   try {
     await client.query('BEGIN');
-    for (const sql of AUDIT_SCHEMA) await client.query(sql);
+    await ensureAuditSchema(client);
     const { rows } = await client.query<{ me: string }>('SELECT current_user AS me');
     if (rows[0].me !== writerRole) {
       const role = `"${writerRole.replace(/"/g, '""')}"`;

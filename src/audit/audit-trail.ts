@@ -17,9 +17,9 @@ const MAX_BATCH = 500;
 const MAX_IN_FLIGHT = 4;
 
 const INSERT = `INSERT INTO audit_events
-  (occurred_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids)
+  (occurred_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids, truncated)
   SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::jsonb[], $9::jsonb[], $10::int[], $11::jsonb[])`;
+    $8::jsonb[], $9::jsonb[], $10::int[], $11::jsonb[], $12::boolean[])`;
 
 /**
  * The audit trail, written with group commit: rows that arrive while a batch is being
@@ -36,6 +36,7 @@ export class AuditTrail implements OnModuleDestroy {
   private readonly logger = new Logger('Audit');
   private readonly pool: Pool;
   private readonly timeoutMs: number;
+  private readonly queueLimit: number;
   private pending: Waiting[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -44,6 +45,7 @@ export class AuditTrail implements OnModuleDestroy {
 
   constructor(urls: DatabaseUrls, config: AppConfig) {
     this.timeoutMs = config.auditTimeoutMs;
+    this.queueLimit = config.auditQueueLimit;
     this.pool = new Pool({
       connectionString: urls.audit,
       max: MAX_IN_FLIGHT + 1,
@@ -59,8 +61,16 @@ export class AuditTrail implements OnModuleDestroy {
     this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'audit connection lost'));
   }
 
-  /** Resolves once the row is committed; rejects with AuditUnavailableError otherwise, within AUDIT_TIMEOUT_MS. */
+  /**
+   * Resolves once the row is committed; rejects with AuditUnavailableError otherwise, within
+   * AUDIT_TIMEOUT_MS, and at once when AUDIT_QUEUE_LIMIT rows already wait (a store slower than
+   * the traffic must refuse reads, not grow the process's memory).
+   */
   record(event: AuditEvent): Promise<void> {
+    if (this.pending.length >= this.queueLimit) {
+      this.stats.refused++;
+      return Promise.reject(new AuditUnavailableError(`${this.pending.length} audit rows already wait`));
+    }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.stats.refused++;
@@ -75,8 +85,14 @@ export class AuditTrail implements OnModuleDestroy {
     });
   }
 
-  /** Queues the row; a failure is counted and logged, never thrown. */
+  /** Queues the row (when fewer than AUDIT_QUEUE_LIMIT wait); a failure or a full queue is counted and logged, never thrown. */
   recordBestEffort(event: AuditEvent): void {
+    if (this.pending.length >= this.queueLimit) {
+      this.stats.lost++;
+      if (this.stats.lost % 1000 === 1)
+        this.logger.warn({ request_id: event.requestId, lost: this.stats.lost }, 'audit queue full: row lost');
+      return;
+    }
     this.enqueue(event, (error) => {
       if (!error) return;
       this.stats.lost++;
@@ -162,6 +178,7 @@ export class AuditTrail implements OnModuleDestroy {
         column((e) => JSON.stringify(e.query)),
         column((e) => e.status),
         column((e) => JSON.stringify(e.resourceIds)),
+        column((e) => e.truncated),
       ],
     });
   }

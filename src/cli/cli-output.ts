@@ -29,3 +29,17 @@ function describeFailure(error: unknown): { code: string; message: string } {
 }
 
 export const CLI_OUTPUT = Symbol('CliOutput');
+
+/** Progress of a long command: what, how many done, of how many. */
+export type Progress = (what: string, done: number, total: number) => void;
+
+/** A one-line progress bar on stderr (a terminal only: stdout stays the command's answer). */
+export function progressBar(): Progress {
+  const started = Date.now();
+  return (what, done, total) => {
+    const width = 30;
+    const filled = Math.round((Math.min(done, total) / Math.max(total, 1)) * width);
+    const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
+    process.stderr.write(`\r${what.padEnd(20)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} (${rate}/s)   `);
+  };
+}

@@ -7,14 +7,24 @@ import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 import { CLIENT_COMMANDS } from './client.commands';
+import { AuditMaintenance } from '../audit/audit-maintenance';
 import { AuditReader } from '../audit/audit-reader';
-import { AuditTailCommand } from './audit.commands';
+import { AuditExportCommand, AuditPruneCommand, AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 import { DemoSeeder } from '../seeding/demo-seeder';
 import { SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
 import { VolumeSeeder } from '../seeding/volume-seeder';
 
-const commands = [CompanyCreateCommand, CompanyFeatureCommand, ...CLIENT_COMMANDS, AuditTailCommand, SeedDemoCommand, SeedVolumeCommand];
+const commands = [
+  CompanyCreateCommand,
+  CompanyFeatureCommand,
+  ...CLIENT_COMMANDS,
+  AuditTailCommand,
+  AuditExportCommand,
+  AuditPruneCommand,
+  SeedDemoCommand,
+  SeedVolumeCommand,
+];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
 @Module({})
@@ -29,7 +39,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
       ],
-      providers: [...commands, AuditReader, DemoSeeder, VolumeSeeder, { provide: CLI_OUTPUT, useValue: output }],
+      providers: [...commands, AuditReader, AuditMaintenance, DemoSeeder, VolumeSeeder, { provide: CLI_OUTPUT, useValue: output }],
     };
   }
 }

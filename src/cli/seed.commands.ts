@@ -2,6 +2,7 @@ import { Command, Option } from 'nest-commander';
 import { AdminError } from '../common/errors/admin-error';
 import { DemoSeeder } from '../seeding/demo-seeder';
 import { Progress, VolumeSeeder } from '../seeding/volume-seeder';
+import { progressBar } from './cli-output';
 import { AdminCommand, requireOption } from './admin-command';
 
 @Command({ name: 'seed:demo', description: 'create a demo company with data in every documented state, and a client holding every scope' })
@@ -85,15 +86,4 @@ export class SeedVolumeCommand extends AdminCommand {
         `${result.chats} chats, ${result.messages} messages in ${result.seconds} s (${rate} meetings and calls/s)`,
     );
   }
-}
-
-/** A one-line progress bar on stderr (a terminal only: stdout stays the command's answer). */
-function progressBar(): Progress {
-  const started = Date.now();
-  return (what, done, total) => {
-    const width = 30;
-    const filled = Math.round((done / Math.max(total, 1)) * width);
-    const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-    process.stderr.write(`\r${what.padEnd(20)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} (${rate}/s)   `);
-  };
 }

@@ -68,6 +68,10 @@ export class AppConfig {
   readonly rateLimits: Record<RateLimitPolicyName, Quota>;
   readonly trustProxy?: string;
   readonly auditTimeoutMs: number;
+  /** Audit rows that may wait to be written; past that a read answers 503 AUDIT_UNAVAILABLE at once. */
+  readonly auditQueueLimit: number;
+  /** Audit partitions wholly older than this many days are dropped by `audit:prune`. */
+  readonly auditRetentionDays: number;
   readonly shutdownDelayMs: number;
   /** After the delay, how long in-flight requests may take before the remaining connections are cut. */
   readonly shutdownGraceMs: number;
@@ -139,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimits,
     trustProxy: vars.TRUST_PROXY,
     auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
+    auditQueueLimit: vars.AUDIT_QUEUE_LIMIT ?? 10_000,
+    auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? (production ? 5000 : 0),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 20_000,
     http: {

@@ -190,6 +190,14 @@ export class EnvironmentVariables {
   DB_MAX_PREPARED_STATEMENTS?: number;
 
   @IsOptional()
+  @IntegerIn(1, 1_000_000)
+  AUDIT_QUEUE_LIMIT?: number;
+
+  @IsOptional()
+  @IntegerIn(1, 36500, ' days')
+  AUDIT_RETENTION_DAYS?: number;
+
+  @IsOptional()
   @IntegerIn(1, 86400, ' seconds')
   DB_CONNECTION_LIFETIME_SECONDS?: number;
 

@@ -4,6 +4,9 @@ import { MIGRATIONS_TABLE } from './data-source-options';
 /** Tables the API role may append to and never read; every other data table it may only read. */
 export const APPEND_ONLY_TABLES = ['audit_events'];
 
+/** The monthly partitions of the audit trail (audit-schema.ts). */
+const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
+
 /** Tables the API role may not touch at all; it reaches one client at a time through API_FUNCTIONS. */
 export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
 
@@ -35,7 +38,8 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
     await m.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}`);
     await m.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${role}`);
     for (const { name } of tables) {
-      if (CREDENTIAL_TABLES.includes(name)) continue;
+      // Partitions of the trail are written through their parent only: nothing on them directly.
+      if (CREDENTIAL_TABLES.includes(name) || AUDIT_PARTITION.test(name)) continue;
       const privilege = APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT';
       await m.query(`GRANT ${privilege} ON TABLE public."${name}" TO ${role}`);
     }

@@ -238,6 +238,7 @@ describe('audit trail', () => {
         query: {},
         status: 404,
         resourceIds: [],
+        truncated: false,
       });
       // Recorded in one turn of the event loop: one batch. PostgreSQL refuses NUL in jsonb.
       const events = [event({}), event({ id: 'a\u0000b' }), event({})];

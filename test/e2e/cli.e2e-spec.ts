@@ -1,37 +1,16 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
 import { createCompany } from '../support/factories';
-import { assertTestDatabase, ownerDataSource } from '../support/test-app';
-
-const run = promisify(execFile);
+import { runCli } from '../support/cli';
+import { ownerDataSource } from '../support/test-app';
 
 /** Runs the real CLI in its own process, as an admin would. */
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cliWith({}, ...args);
+  return runCli({}, ...args);
 }
 
 /** The CLI with `env` added to the test environment. */
-async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args], {
-      env: {
-        PATH: process.env.PATH,
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: assertTestDatabase(process.env.TEST_DATABASE_URL),
-        MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
-        CURSOR_SECRET: 'cli-test-cursor-secret-0123456789abcdef',
-        DATA_DIR: `${process.env.TEST_ROOT}/cli-data`,
-        ...env,
-      },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const cliWith = runCli;
 
 function onlyJson(stdout: string): unknown {
   const lines = stdout.split('\n').filter(Boolean);
@@ -269,6 +248,7 @@ describe('admin CLI: audit', () => {
       query: {},
       status: 404,
       resource_ids: ['mtg_1'],
+      truncated: false,
     });
   });
 

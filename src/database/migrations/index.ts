@@ -6,6 +6,7 @@ import { Audit1764200000000 } from './1764200000000-audit';
 import { CredentialLookupsPlpgsql1764300000000 } from './1764300000000-credential-lookups-plpgsql';
 import { PublicIdFunction1764400000000 } from './1764400000000-public-id-function';
 import { AudienceFromParticipants1764500000000 } from './1764500000000-audience-from-participants';
+import { AuditPartitions1764600000000 } from './1764600000000-audit-partitions';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CredentialLookupsPlpgsql1764300000000,
   PublicIdFunction1764400000000,
   AudienceFromParticipants1764500000000,
+  AuditPartitions1764600000000,
 ];
