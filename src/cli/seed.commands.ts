@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { AdminError } from '../common/errors/admin-error';
 import { DemoSeeder } from '../seeding/demo-seeder';
-import { Progress, VolumeSeeder } from '../seeding/volume-seeder';
+import { VolumeSeeder } from '../seeding/volume-seeder';
 import { progressBar } from './cli-output';
 import { AdminCommand, requireOption } from './admin-command';
 
