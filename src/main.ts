@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config/app-config';
 import { prepareRuntime } from './config/runtime';
+import { DatabaseRoleError } from './database/database-role-check';
 import { EmbeddedDatabaseError } from './database/embedded-postgres';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './health/shutdown-state';
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseError;
+  const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseError || error instanceof DatabaseRoleError;
   process.stderr.write(`${known ? error.message : `startup failed: ${(error as Error).stack ?? error}`}\n`);
   process.exit(1);
 });

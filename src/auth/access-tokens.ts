@@ -97,6 +97,10 @@ export class AccessTokens {
       throw AuthErrors.invalidToken();
     }
     if (!hasClaims(payload)) throw AuthErrors.invalidToken();
+    // jsonwebtoken checks neither: a token from the future, or one meant to outlive the
+    // configured lifetime, was not issued by us (or was issued with a skewed clock).
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.iat > now + CLOCK_TOLERANCE_SECONDS || payload.exp - payload.iat > this.ttlSeconds) throw AuthErrors.invalidToken();
     return payload;
   }
 }

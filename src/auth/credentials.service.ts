@@ -53,7 +53,9 @@ export class CredentialsService {
       companyName: state.companyName,
       clientId: state.clientId,
       clientName: state.clientName,
-      scopes: claims.scope.split(' ').filter(Boolean),
+      // A scope removed from the client takes effect on its tokens at once: the token carries
+      // what it was granted, and keeps only what the client still holds.
+      scopes: claims.scope.split(' ').filter((scope) => scope && state.scopes.includes(scope)),
     };
   }
 }

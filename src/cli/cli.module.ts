@@ -7,6 +7,7 @@ import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 import { CLIENT_COMMANDS } from './client.commands';
+import { AdminAudit } from '../audit/admin-audit';
 import { AuditMaintenance } from '../audit/audit-maintenance';
 import { AuditReader } from '../audit/audit-reader';
 import { AuditExportCommand, AuditPruneCommand, AuditTailCommand } from './audit.commands';
@@ -39,7 +40,15 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
       ],
-      providers: [...commands, AuditReader, AuditMaintenance, DemoSeeder, VolumeSeeder, { provide: CLI_OUTPUT, useValue: output }],
+      providers: [
+        ...commands,
+        AuditReader,
+        AuditMaintenance,
+        AdminAudit,
+        DemoSeeder,
+        VolumeSeeder,
+        { provide: CLI_OUTPUT, useValue: output },
+      ],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ClientStatus } from '../clients/api-client.entity';
+import { AdminAudit } from '../audit/admin-audit';
 import { ClientsService } from '../clients/clients.service';
 import { AdminError } from '../common/errors/admin-error';
 import { AdminCommand, requireOption } from './admin-command';
@@ -99,6 +100,25 @@ export class ClientRotateSecretCommand extends ClientCommand {
   }
 }
 
+@Command({
+  name: 'client:expire-previous-secret',
+  description: "end the previous secret's grace now (after a rotation, when it leaked); only the current secret works then",
+})
+export class ClientExpirePreviousSecretCommand extends ClientCommand {
+  constructor(
+    clients: ClientsService,
+    private readonly audit: AdminAudit,
+  ) {
+    super(clients);
+  }
+
+  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
+    const { company_id, ...ended } = await this.clients.expirePreviousSecret(requireOption(options, 'client'));
+    await this.audit.record({ command: 'client:expire-previous-secret', company: company_id, client: ended.client_id });
+    this.output.result(ended, `client_id: ${ended.client_id}\nprevious secrets ended: ${ended.expired_secrets}`);
+  }
+}
+
 /** `client:revoke`, `client:disable`, `client:enable`: one command each, one status each. */
 abstract class ClientStatusCommand extends ClientCommand {
   protected abstract readonly status: ClientStatus;
@@ -143,6 +163,7 @@ export const CLIENT_COMMANDS = [
   ClientCreateCommand,
   ClientListCommand,
   ClientRotateSecretCommand,
+  ClientExpirePreviousSecretCommand,
   ClientRevokeCommand,
   ClientDisableCommand,
   ClientEnableCommand,

@@ -94,6 +94,23 @@ export class ClientsRepository {
     });
   }
 
+  /**
+   * Ends the grace of the client's previous secret now: every secret that still works but is not
+   * the current one (which never expires by itself) expires this instant. The token endpoint reads
+   * secrets on every request, so this holds at once on every instance. How many were ended, and the
+   * client's company.
+   */
+  async expirePreviousSecrets(client: ApiClient): Promise<{ expired: number; companyPublicId: string }> {
+    const [row]: Array<{ expired: number; company: string }> = await this.dataSource.query(
+      `WITH ended AS (
+         UPDATE client_secrets SET expires_at = now() WHERE client_id = $1 AND expires_at IS NOT NULL AND expires_at > now() RETURNING 1
+       )
+       SELECT (SELECT count(*)::int FROM ended) AS expired, (SELECT public_id FROM companies WHERE id = $2) AS company`,
+      [client.id, client.companyId],
+    );
+    return { expired: row.expired, companyPublicId: row.company };
+  }
+
   /** Sets the status; `invalidateTokens` bumps the credential version, killing issued tokens. */
   async setStatus(client: ApiClient, status: ClientStatus, invalidateTokens: boolean): Promise<ApiClient> {
     return this.update(client, (m) =>

@@ -79,6 +79,14 @@ export class ClientsService {
     return { client_id: client.publicId, client_secret: secret, previous_secret_expires_at: outcome.previousExpiresAt.toISOString() };
   }
 
+  /** Ends the previous secret's grace at once (a leaked secret after a rotation): only the current one works then. */
+  async expirePreviousSecret(clientPublicId: string): Promise<{ client_id: string; company_id: string; expired_secrets: number }> {
+    const client = await this.get(clientPublicId);
+    if (client.status === 'revoked') throw new AdminError('CLIENT_REVOKED', `Client ${client.publicId} is revoked; create a new client.`);
+    const { expired, companyPublicId } = await this.clients.expirePreviousSecrets(client);
+    return { client_id: client.publicId, company_id: companyPublicId, expired_secrets: expired };
+  }
+
   /**
    * `revoked` is final. Disabling or revoking also invalidates every issued token (the
    * credential version changes), so enabling again does not bring old tokens back.

@@ -5,7 +5,7 @@ import { MIGRATIONS_TABLE } from './data-source-options';
 export const APPEND_ONLY_TABLES = ['audit_events'];
 
 /** The monthly partitions of the audit trail (audit-schema.ts). */
-const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
+export const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
 
 /** Tables the API role may not touch at all; it reaches one client at a time through API_FUNCTIONS. */
 export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
@@ -29,11 +29,19 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
   const [{ current_user: me }] = await owner.query('SELECT current_user');
   if (me === apiRole) return; // one role for both: nothing to grant (and the start-up check warns)
   const role = `"${apiRole.replace(/"/g, '""')}"`;
+  const roleLiteral = `'${apiRole.replace(/'/g, "''")}'`;
   const tables: { name: string }[] = await owner.query(
     `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> $1`,
     [MIGRATIONS_TABLE],
   );
   await owner.transaction(async (m) => {
+    // No temporary objects (they could shadow names) and no new objects in the schema, for the
+    // API role or anyone through PUBLIC. Where the schema owner does not own the database, the
+    // TEMP revoke fails quietly here and the API's start-up check names what is left to do.
+    await m.query(`DO $$ BEGIN
+        EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I', current_database(), ${roleLiteral});
+      EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`);
+    await m.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC, ${role}`);
     await m.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await m.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}`);
     await m.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${role}`);

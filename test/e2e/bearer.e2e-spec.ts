@@ -113,6 +113,14 @@ describe('bearer authentication on /v1', () => {
       ['a client id that does not exist', () => sign({ ...validClaims(), sub: 'cli_0123456789abcdefghijkl' })],
       ['a company claim that is not the client company', () => sign({ ...validClaims(), company: 'cmp_0123456789abcdefghijkl' })],
       ['an absurdly long token', () => 'x'.repeat(5000)],
+      [
+        'a token issued in the future (beyond the clock skew)',
+        () => sign({ ...validClaims(), iat: Math.floor(Date.now() / 1000) + 120, exp: Math.floor(Date.now() / 1000) + 3600 }),
+      ],
+      [
+        'a token whose lifetime exceeds the configured one',
+        () => sign({ ...validClaims(), iat: Math.floor(Date.now() / 1000) - 10, exp: Math.floor(Date.now() / 1000) + 86_400 }),
+      ],
     ];
 
     it('accepts the untampered token (the baseline of the attacks)', async () => {
@@ -124,6 +132,24 @@ describe('bearer authentication on /v1', () => {
       const res = await get('/v1/context', forge());
       expectError(res, 401, 'INVALID_ACCESS_TOKEN');
       expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+    });
+  });
+
+  describe('scopes removed from a client', () => {
+    it('take effect on its tokens at once: a token keeps only the scopes its client still holds', async () => {
+      const c = await createClient(owner, company, { scopes: ['meetings.read', 'calls.read'] });
+      const issued = await tokenFor(http, c);
+      await get('/v1/calls', issued).expect(200);
+      await owner.query(`UPDATE api_clients SET scopes = ARRAY['meetings.read'] WHERE public_id = $1`, [c.clientId]);
+      expectError(await get('/v1/calls', issued), 403, 'INSUFFICIENT_SCOPE');
+      await get('/v1/meetings', issued).expect(200);
+      expect((await get('/v1/context', issued).expect(200)).body.data.scopes).toEqual(['meetings.read']);
+      // Added back, the token's own grant is all it can reach again: never more than it was issued with.
+      await owner.query(`UPDATE api_clients SET scopes = ARRAY['meetings.read', 'calls.read', 'emails.read'] WHERE public_id = $1`, [
+        c.clientId,
+      ]);
+      await get('/v1/calls', issued).expect(200);
+      expectError(await get('/v1/emails', issued), 403, 'INSUFFICIENT_SCOPE');
     });
   });
 

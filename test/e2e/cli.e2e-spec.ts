@@ -157,6 +157,24 @@ describe('admin CLI: clients', () => {
     expect(onlyJson(again.stdout)).toEqual({ error: { code: 'ROTATION_IN_PROGRESS', message: expect.any(String) } });
   });
 
+  it('client:expire-previous-secret ends the grace at once and is written to the audit trail', async () => {
+    const { client_id } = onlyJson(
+      (await cli('client:create', '--company', companyId, '--name', 'Leaked', '--scopes', 'chat.read', '--json')).stdout,
+    ) as { client_id: string };
+    expect((await cli('client:rotate-secret', '--client', client_id, '--json')).code).toBe(0);
+    const ended = await cli('client:expire-previous-secret', '--client', client_id, '--json');
+    expect(ended.code).toBe(0);
+    expect(onlyJson(ended.stdout)).toEqual({ client_id, expired_secrets: 1 });
+    const secrets = await owner.query(
+      `SELECT count(*)::int AS valid FROM client_secrets s JOIN api_clients c ON c.id = s.client_id
+       WHERE c.public_id = $1 AND (s.expires_at IS NULL OR s.expires_at > now())`,
+      [client_id],
+    );
+    expect(secrets[0].valid).toBe(1);
+    const audit = await owner.query(`SELECT method, route, company, status FROM audit_events WHERE client = $1`, [client_id]);
+    expect(audit).toEqual([{ method: 'CLI', route: 'client:expire-previous-secret', company: companyId, status: 200 }]);
+  });
+
   it('client:disable, client:enable, client:revoke print {client_id, status}; revocation is final', async () => {
     const { client_id } = onlyJson(
       (await cli('client:create', '--company', companyId, '--name', 'Lifecycle', '--scopes', 'emails.read', '--json')).stdout,

@@ -127,11 +127,11 @@ describe('interface description', () => {
           expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
         );
         expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(
-          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id'].sort(),
+          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Content-Type-Options', 'X-Request-Id'].sort(),
         );
         const tooMany = operation.responses['429'];
         expect(Object.keys(tooMany.headers).sort()).toEqual(
-          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id'].sort(),
+          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Content-Type-Options', 'X-Request-Id'].sort(),
         );
         expect(tooMany.content['application/json'].schema.$ref).toBe(
           path === '/oauth/token' ? '#/components/schemas/OAuthErrorBody' : '#/components/schemas/ErrorEnvelope',
@@ -150,6 +150,29 @@ describe('interface description', () => {
     const res = await http.get('/docs').redirects(1);
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/swagger-ui/i);
+  });
+
+  it('serves /docs under a strict Content-Security-Policy its page keeps to (no inline script), and nosniff', async () => {
+    const res = await http.get('/docs/').expect(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    // Every script of the page is a file of its own, so script-src 'self' lets it run.
+    const scripts = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/src="\.\/[^"]+\.js"/);
+      expect(body.trim()).toBe('');
+    }
+    await http.get('/docs/swagger-ui-init.js').expect(200);
+  });
+
+  it.each(['/health/live', '/openapi.json', '/v1/context', '/nowhere'])('sends X-Content-Type-Options: nosniff on %s', async (path) => {
+    const res = await http.get(path);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });
 

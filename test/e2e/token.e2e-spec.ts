@@ -354,6 +354,25 @@ describe('POST /oauth/token', () => {
       await requestToken(http, { ...rotating, clientSecret: again.client_secret }).expect(200);
     });
 
+    it('ends the previous secret at once with expire-previous-secret: only the new one works then', async () => {
+      const rotating = await createClient(owner, company);
+      const admin = clientsAdmin(owner);
+      const rotated = await admin.rotateSecret(rotating.clientId);
+      await requestToken(http, rotating).expect(200);
+      expect(await admin.expirePreviousSecret(rotating.clientId)).toEqual({
+        client_id: rotating.clientId,
+        company_id: company.publicId,
+        expired_secrets: 1,
+      });
+      expectOAuthError(await requestToken(http, rotating), 401, 'invalid_client');
+      await requestToken(http, { ...rotating, clientSecret: rotated.client_secret }).expect(200);
+      // Nothing left to end: the current secret is never touched, and a new rotation is allowed at once.
+      expect((await admin.expirePreviousSecret(rotating.clientId)).expired_secrets).toBe(0);
+      await requestToken(http, { ...rotating, clientSecret: rotated.client_secret }).expect(200);
+      const again = await admin.rotateSecret(rotating.clientId);
+      await requestToken(http, { ...rotating, clientSecret: again.client_secret }).expect(200);
+    });
+
     it('does not invalidate tokens issued before a rotation', async () => {
       const rotating = await createClient(owner, company);
       const token = (await requestToken(http, rotating).expect(200)).body.access_token;

@@ -29,7 +29,7 @@ describe('tenant isolation in the database', () => {
   });
 
   it('connects the API as a role that is not superuser, has no BYPASSRLS and owns no tenant table', async () => {
-    expect(await readRolePosture(api)).toMatchObject({ superuser: false, bypassRls: false, ownsTenantTables: false });
+    expect(await readRolePosture(api)).toMatchObject({ superuser: false, bypassRls: false, ownsTenantTables: false, excess: [] });
   });
 
   it('forces row-level security on every table that has it enabled, and enables it on every table with a company', async () => {
@@ -49,13 +49,83 @@ describe('tenant isolation in the database', () => {
     expect(rows.map((r) => r.public_id)).toEqual([a.publicId]);
   });
 
-  it('refuses to start in production when its role can bypass row-level security, and warns otherwise', async () => {
+  it('refuses to start, in every environment, when its role can bypass row-level security', async () => {
     const asOwner = { DATABASE_URL: process.env.TEST_MIGRATION_DATABASE_URL };
-    await expect(createTestApp({ env: { ...asOwner, NODE_ENV: 'production' } })).rejects.toThrow(
-      /CAN BYPASS ROW-LEVEL SECURITY.*owns the tenant tables.*Refusing to start/,
-    );
-    const dev = await createTestApp({ env: asOwner });
-    await dev.close();
+    for (const NODE_ENV of ['production', 'development']) {
+      await expect(createTestApp({ env: { ...asOwner, NODE_ENV } })).rejects.toThrow(
+        /CAN BYPASS ROW-LEVEL SECURITY.*owns the tenant tables.*Refusing to start/,
+      );
+    }
+  });
+
+  describe('the API role holds nothing it does not need', () => {
+    const su = () =>
+      new DataSource({
+        type: 'postgres',
+        url: process.env.TEST_SUPER_DATABASE_URL!.replace(/\/postgres$/, `/${new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1)}`),
+      });
+    const apiRole = () => `"${decodeURIComponent(new URL(process.env.TEST_DATABASE_URL!).username)}"`;
+
+    it.each([
+      [
+        'TEMPORARY on the database',
+        (db: string) => `GRANT TEMPORARY ON DATABASE "${db}" TO ${apiRole()}`,
+        (db: string) => `REVOKE TEMPORARY ON DATABASE "${db}" FROM ${apiRole()}`,
+      ],
+      ['UPDATE on recordings', () => `GRANT UPDATE ON recordings TO ${apiRole()}`, () => `REVOKE UPDATE ON recordings FROM ${apiRole()}`],
+      [
+        'SELECT on audit_events',
+        () => `GRANT SELECT ON audit_events TO ${apiRole()}`,
+        () => `REVOKE SELECT ON audit_events FROM ${apiRole()}`,
+      ],
+      [
+        'SELECT on api_clients',
+        () => `GRANT SELECT ON api_clients TO ${apiRole()}`,
+        () => `REVOKE SELECT ON api_clients FROM ${apiRole()}`,
+      ],
+      [
+        'CREATE on schema public',
+        () => `GRANT CREATE ON SCHEMA public TO ${apiRole()}`,
+        () => `REVOKE CREATE ON SCHEMA public FROM ${apiRole()}`,
+      ],
+    ])('refuses to start when it also holds %s, naming it', async (what, grant, revoke) => {
+      const admin = await su().initialize();
+      const database = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
+      try {
+        await admin.query(grant(database));
+        await expect(createTestApp()).rejects.toThrow(new RegExp(`HOLDS MORE THAN THE API NEEDS: .*${what}.*Refusing to start`));
+      } finally {
+        await admin.query(revoke(database));
+        await admin.destroy();
+      }
+      await (await createTestApp()).close(); // and starts again once revoked
+    });
+
+    it('has no TEMPORARY privilege, and the definer lookups search pg_temp last, so a temporary table cannot shadow theirs', async () => {
+      expect((await api.query(`SELECT has_database_privilege(current_user, current_database(), 'TEMPORARY') AS t`))[0].t).toBe(false);
+      const config: Array<{ name: string; search_path: string }> = await owner.query(
+        `SELECT proname AS name, array_to_string(proconfig, ',') AS search_path FROM pg_proc WHERE prosecdef AND pronamespace = 'public'::regnamespace ORDER BY 1`,
+      );
+      expect(config.map((c) => c.name)).toEqual(['app_client_credentials', 'app_client_state']);
+      for (const c of config) expect(c.search_path).toBe('search_path=pg_catalog, public, pg_temp');
+      // Even a role given TEMP back cannot shadow the clients table the lookup reads.
+      const admin = await su().initialize();
+      const database = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
+      const client = await createClient(owner, a);
+      await admin.query(`GRANT TEMPORARY ON DATABASE "${database}" TO ${apiRole()}`);
+      const runner = api.createQueryRunner();
+      try {
+        await runner.query(`CREATE TEMP TABLE api_clients (public_id text, status text)`);
+        await runner.query(`INSERT INTO pg_temp.api_clients VALUES ($1, 'forged')`, [client.clientId]);
+        const [state] = await runner.query(`SELECT status FROM app_client_state($1)`, [client.clientId]);
+        expect(state.status).toBe('active');
+      } finally {
+        await runner.query('DROP TABLE IF EXISTS pg_temp.api_clients');
+        await runner.release();
+        await admin.query(`REVOKE TEMPORARY ON DATABASE "${database}" FROM ${apiRole()}`);
+        await admin.destroy();
+      }
+    });
   });
 
   it('shows a tenant only its own rows in every tenant table, through the API role', async () => {

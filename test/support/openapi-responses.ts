@@ -117,6 +117,7 @@ export class OpenApiResponses {
     const noStore = /^\/v1(\/|$)/.test(path); // the surface the service answers with no-store (the token path itself is documented)
     const headers: Record<string, HeaderDoc> = {
       'X-Request-Id': { required: true, schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' } },
+      'X-Content-Type-Options': { required: true, schema: { const: 'nosniff' } },
       'Cache-Control': { required: noStore, schema: { const: 'no-store' } },
       Pragma: { required: noStore, schema: { const: 'no-cache' } },
     };

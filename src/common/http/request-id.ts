@@ -18,11 +18,13 @@ export function newRequestId(): string {
 
 /**
  * First middleware of the app: every response, errors and probes included, carries its
- * request id. Incoming ids are not trusted (they would let a client forge audit entries).
+ * request id and `X-Content-Type-Options: nosniff`. Incoming ids are not trusted (they would let a client forge audit entries).
  */
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
   req.requestId = newRequestId();
   req.receivedAt = new Date();
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
+  // No answer may be read as anything but its declared type (a JSON error sniffed as HTML, say).
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   next();
 }

@@ -13,6 +13,7 @@ export const RESPONSE_HEADERS = {
     description: 'Identifies the request for support; equal to `request_id` in the body where there is one.',
     schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' },
   },
+  'X-Content-Type-Options': { description: 'Answers are read as their declared type only.', schema: { type: 'string', const: 'nosniff' } },
   'Cache-Control': { description: 'Answers are never cached.', schema: { type: 'string', const: 'no-store' } },
   Pragma: { description: 'Answers are never cached (HTTP/1.0 caches).', schema: { type: 'string', const: 'no-cache' } },
   'RateLimit-Policy': {
@@ -45,7 +46,13 @@ type HeaderPresence = Partial<Record<ResponseHeaderName, boolean>>;
  * parser refused); challenges on 401 and on a scope 403.
  */
 export function headersOf(kind: 'bearer' | 'token', status: number): HeaderPresence {
-  const headers: HeaderPresence = { 'X-Request-Id': true, 'Cache-Control': true, Pragma: true, 'RateLimit-Policy': true };
+  const headers: HeaderPresence = {
+    'X-Request-Id': true,
+    'X-Content-Type-Options': true,
+    'Cache-Control': true,
+    Pragma: true,
+    'RateLimit-Policy': true,
+  };
   const counted = kind === 'bearer' ? status !== 401 : status !== 413 && status !== 415;
   if (counted) headers.RateLimit = status === 200 || status === 429;
   if (status === 429) headers['Retry-After'] = true;
@@ -69,7 +76,14 @@ export function documentResponseHeaders(document: OpenAPIObject, bearerScheme: s
       }
     }
   }
-  const headers = declared({ 'X-Request-Id': true, 'Cache-Control': true, Pragma: true, 'RateLimit-Policy': false, Allow: true });
+  const headers = declared({
+    'X-Request-Id': true,
+    'X-Content-Type-Options': true,
+    'Cache-Control': true,
+    Pragma: true,
+    'RateLimit-Policy': false,
+    Allow: true,
+  });
   const methodNotAllowed = (schema: string, where: string) => ({
     description: `METHOD_NOT_ALLOWED: the path exists but does not answer this method (${where}).`,
     headers,

@@ -7,6 +7,7 @@ import { CredentialLookupsPlpgsql1764300000000 } from './1764300000000-credentia
 import { PublicIdFunction1764400000000 } from './1764400000000-public-id-function';
 import { AudienceFromParticipants1764500000000 } from './1764500000000-audience-from-participants';
 import { AuditPartitions1764600000000 } from './1764600000000-audit-partitions';
+import { DefinerSearchPath1764700000000 } from './1764700000000-definer-search-path';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   PublicIdFunction1764400000000,
   AudienceFromParticipants1764500000000,
   AuditPartitions1764600000000,
+  DefinerSearchPath1764700000000,
 ];

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { Client } from 'pg';
+import { newRequestId } from '../common/http/request-id';
+import { DatabaseUrls } from '../config/runtime';
+
+/**
+ * Admin actions that change what a credential can do are written to the same trail as API
+ * requests (method `CLI`, the command as the route), as the trail's owner, before the command
+ * reports success: an investigation reads one trail.
+ */
+@Injectable()
+export class AdminAudit {
+  constructor(private readonly urls: DatabaseUrls) {}
+
+  async record(action: { command: string; company: string; client: string }): Promise<void> {
+    const db = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO audit_events (occurred_at, request_id, company, client, method, route, status) VALUES (now(), $1, $2, $3, 'CLI', $4, 200)`,
+        [newRequestId(), action.company, action.client, action.command],
+      );
+    } finally {
+      await db.end();
+    }
+  }
+}
