@@ -56,6 +56,23 @@ function report(changes: (r: Omit<BenchReport, 'targets'>) => void = () => undef
 
 const verdicts = (r: Omit<BenchReport, 'targets'>) => evaluateTargets(r).map((t) => t.met);
 
+describe('bench targets: statement bounds', () => {
+  const withStatements = (boundedRps: number) =>
+    report((r) => {
+      r.statements = { bounded: [m('meeting', boundedRps, 20)], unbounded: [m('meeting', 100, 20)] };
+    });
+
+  it('holds bounded statements to 95% of the same reads unbounded, as a target of its own', () => {
+    const targets = evaluateTargets(withStatements(95)).filter((t) => t.target.includes('bounded statements'));
+    expect(targets).toEqual([{ target: expect.stringContaining('GET meeting'), measured: '95%', met: true }]);
+    expect(evaluateTargets(withStatements(94.9)).find((t) => t.target.includes('bounded statements'))!.met).toBe(false);
+  });
+
+  it('renders the pass beside the others', () => {
+    expect(renderMarkdown({ ...withStatements(97), targets: [] })).toContain('### Statement bounds measured apart');
+  });
+});
+
 describe('bench targets', () => {
   it('meets every target at its bound', () => {
     expect(verdicts(report())).toEqual([true, true, true, true, true, true, true, true]);

@@ -44,6 +44,8 @@ export interface BenchReport {
   scenarios: Array<Measurement & { ratio_to_floor: number }>;
   /** The same reads, alternating between the production build and the same build whose fail-closed audit write succeeds at once. */
   audit: { audited: Measurement[]; unaudited: Measurement[] };
+  /** The same reads, alternating between the production build and the same build with prepared statements and connections unbounded (before #19). */
+  statements?: { bounded: Measurement[]; unbounded: Measurement[] };
   redis: { skipped: string } | { round_trip_p50_ms: number; round_trip_p99_ms: number; in_process: Measurement; redis: Measurement };
   scaling:
     | { skipped: string }
@@ -108,6 +110,14 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       met: share >= 0.85,
     });
   }
+  for (const bounded of report.statements?.bounded ?? []) {
+    const share = bounded.requests_per_second / byName(report.statements!.unbounded, bounded.name).requests_per_second;
+    targets.push({
+      target: `${bounded.title} with bounded statements and connections ≥ 95% of the same unbounded`,
+      measured: pct(share),
+      met: share >= 0.95,
+    });
+  }
   return targets;
 }
 
@@ -116,6 +126,7 @@ export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measureme
     ...report.scenarios,
     ...report.audit.audited,
     ...report.audit.unaudited,
+    ...(report.statements ? [...report.statements.bounded, ...report.statements.unbounded] : []),
     ...('in_process' in report.redis ? [report.redis.in_process, report.redis.redis] : []),
     ...('small' in report.scaling ? [...report.scaling.small, ...report.scaling.large] : []),
   ];
@@ -158,6 +169,16 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     table(report.audit.audited.flatMap((m) => [m, byName(report.audit.unaudited, m.name)])),
     '',
+    ...(report.statements
+      ? [
+          '### Statement bounds measured apart',
+          '',
+          `The production build (at most \`DB_MAX_PREPARED_STATEMENTS\` = 64 prepared statements per connection, connections replaced after 10,000 uses or 30 minutes) against the same build with those bounds lifted (1,000 statements, a day, a billion uses: the service before they existed). Both run side by side; each scenario alternates between them for ${o.rounds} rounds, and each line sums its rounds:`,
+          '',
+          table(report.statements.bounded.flatMap((m) => [m, byName(report.statements!.unbounded, m.name)])),
+          '',
+        ]
+      : []),
     '### Rate-limit counters in Redis',
     '',
     'skipped' in report.redis

@@ -10,10 +10,16 @@ import { createTenant, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } f
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
 import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
-import { firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
+import { filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
+/** The statement bounds of #19 lifted, for the side-by-side pass: what the service did before them. */
+const UNBOUNDED_STATEMENTS = {
+  DB_MAX_PREPARED_STATEMENTS: '1000',
+  DB_CONNECTION_LIFETIME_SECONDS: '86400',
+  DB_CONNECTION_MAX_USES: '1000000000',
+};
 
 const began = Date.now();
 const log = (line: string) => process.stdout.write(`[bench ${String(Math.round((Date.now() - began) / 1000)).padStart(4)} s] ${line}\n`);
@@ -217,6 +223,28 @@ async function main(): Promise<void> {
       await Promise.all([audited.stop(), unaudited.stop()]);
     }
 
+    log(
+      `statement bounds measured apart: the production build against the same build with prepared statements and connections unbounded, ${o.rounds} alternating rounds each`,
+    );
+    const statements: NonNullable<BenchReport['statements']> = { bounded: [], unbounded: [] };
+    const bounded = await startService(PRODUCTION_ENTRY, env, tmp, 'bounded');
+    const unbounded = await startService(PRODUCTION_ENTRY, { ...env, ...UNBOUNDED_STATEMENTS }, tmp, 'unbounded');
+    try {
+      const tokens = await Promise.all([bounded, unbounded].map((s) => issueToken(s.baseUrl, tenant)));
+      for (const make of [(t: string) => singleRead(t, fixtures.meetingIds), firstPage, (t: string) => filteredPage(t, fixtures)]) {
+        const [withBounds, without] = await alternate(
+          [bounded, unbounded].map((s, i) => ({ scenario: make(tokens[i]), settings: { ...settings, baseUrl: s.baseUrl, rss: s.rss } })),
+          o.rounds,
+        );
+        statements.bounded.push(logMeasurement(withBounds, `${withBounds.name} bounded`));
+        statements.unbounded.push(
+          logMeasurement({ ...without, title: `${without.title}, statements and connections unbounded` }, `${without.name} unbounded`),
+        );
+      }
+    } finally {
+      await Promise.all([bounded.stop(), unbounded.stop()]);
+    }
+
     log('rate-limit counters in Redis');
     const redis = await redisPass(
       env,
@@ -236,6 +264,7 @@ async function main(): Promise<void> {
       seeding: { companies: results, seconds: seedSeconds, vacuum_seconds: vacuumSeconds },
       scenarios: main.map((m) => ({ ...m, ratio_to_floor: round(m.requests_per_second / floor, 3) })),
       audit,
+      statements,
       redis,
       scaling,
       peak_rss_mb: 0,

@@ -42,8 +42,18 @@ export function firstPage(token: string): Scenario {
 }
 
 /** Every scenario of the main pass, the floor first. */
-export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scenario[] {
+/** A page of one owner's external meetings after an instant: three filters, the owner walk. */
+export function filteredPage(token: string, f: Pick<Fixtures, 'ownerEmail' | 'meetingAfter'>): Scenario {
   const filtered = new URLSearchParams({ limit: '100', owner_email: f.ownerEmail, audience: 'external', meeting_after: f.meetingAfter });
+  return {
+    name: 'meetings_filtered',
+    title: 'GET /v1/meetings?owner_email&audience&meeting_after',
+    path: `/v1/meetings?${filtered.toString()}`,
+    headers: bearer(token),
+  };
+}
+
+export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scenario[] {
   return [
     { name: FLOOR, title: 'GET /health/live (framework floor)', path: '/health/live' },
     { name: 'context', title: 'GET /v1/context', path: '/v1/context', headers: bearer(token) },
@@ -55,12 +65,7 @@ export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scena
       path: `/v1/meetings?limit=100&cursor=${f.deepCursor}`,
       headers: bearer(token),
     },
-    {
-      name: 'meetings_filtered',
-      title: 'GET /v1/meetings?owner_email&audience&meeting_after',
-      path: `/v1/meetings?${filtered.toString()}`,
-      headers: bearer(token),
-    },
+    filteredPage(token, f),
     {
       name: 'transcript_1000',
       title: 'GET /v1/meetings/{id}/transcript (1,000 utterances)',

@@ -58,6 +58,8 @@ export class AppConfig {
     maxPreparedStatements: number;
     /** A pooled connection is closed and replaced after this long (its backend's memory is returned). */
     connectionLifetimeSeconds: number;
+    /** ... and after this many uses. */
+    connectionMaxUses: number;
   };
   readonly redisUrl?: string;
   /** How long a rate-limit store command may take before the request answers 503. */
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       idleInTransactionTimeoutMs: 10_000,
       maxPreparedStatements: vars.DB_MAX_PREPARED_STATEMENTS ?? 64,
       connectionLifetimeSeconds: vars.DB_CONNECTION_LIFETIME_SECONDS ?? 1800,
+      connectionMaxUses: vars.DB_CONNECTION_MAX_USES ?? 10_000,
     },
     redisUrl: vars.REDIS_URL,
     redisTimeoutMs: vars.REDIS_TIMEOUT_MS ?? 500,

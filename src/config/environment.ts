@@ -202,6 +202,10 @@ export class EnvironmentVariables {
   DB_CONNECTION_LIFETIME_SECONDS?: number;
 
   @IsOptional()
+  @IntegerIn(1, 1_000_000_000)
+  DB_CONNECTION_MAX_USES?: number;
+
+  @IsOptional()
   @IntegerIn(0, 120000, ' milliseconds')
   SHUTDOWN_DELAY_MS?: number;
 

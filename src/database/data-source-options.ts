@@ -12,6 +12,8 @@ export interface PoolSettings {
   idleInTransactionTimeoutMs: number;
   /** Seconds before a pooled connection is replaced (0: never). */
   lifetimeSeconds: number;
+  /** Uses of one pooled connection before it is replaced: a backend's caches never grow without end. */
+  maxUses: number;
 }
 
 export const DEFAULT_POOL: PoolSettings = {
@@ -21,10 +23,8 @@ export const DEFAULT_POOL: PoolSettings = {
   connectTimeoutMs: 2000,
   idleInTransactionTimeoutMs: 10_000,
   lifetimeSeconds: 1800,
+  maxUses: 10_000,
 };
-
-/** Uses of one pooled connection before it is replaced: a backend's caches never grow without end. */
-export const CONNECTION_MAX_USES = 10_000;
 
 /**
  * The one description of a connection, used by the Nest module, the migration runner, the
@@ -53,7 +53,7 @@ export function dataSourceOptions(url: string, pool: Partial<PoolSettings> = {},
       keepAlive: true,
       // Recycled: whatever a backend accumulates (prepared statements, plans, catalog caches)
       // is returned to the server after a bounded number of uses and a bounded time.
-      maxUses: CONNECTION_MAX_USES,
+      maxUses: p.maxUses,
       maxLifetimeSeconds: p.lifetimeSeconds,
     },
   };

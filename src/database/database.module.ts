@@ -36,6 +36,7 @@ export class DatabaseModule {
               connectTimeoutMs: config.database.connectTimeoutMs,
               idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
               lifetimeSeconds: config.database.connectionLifetimeSeconds,
+              maxUses: config.database.connectionMaxUses,
             }),
             retryAttempts: 2,
             retryDelay: 500,
