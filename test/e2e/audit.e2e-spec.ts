@@ -144,13 +144,18 @@ describe('audit trail', () => {
         `/v1/meetings/${meeting.publicId}/answers`,
         `/v1/meetings/${meeting.publicId}/transcript`,
         '/v1/calls',
+        `/v1/calls/${call.publicId}`,
+        `/v1/calls/${call.publicId}/evaluations/overall`,
+        `/v1/calls/${call.publicId}/answers`,
         `/v1/calls/${call.publicId}/transcript`,
         '/v1/emails',
         `/v1/emails/${email.publicId}`,
         `/v1/emails/${email.publicId}/messages`,
         '/v1/chat',
+        `/v1/chat/${chat.publicId}`,
         `/v1/chat/${chat.publicId}/messages`,
       ];
+      expect(paths).toHaveLength(17); // every /v1 route (the token endpoint follows)
       const encodeLetters = (segment: string) => segment.replace(/[a-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
       const variants = (path: string) => [
         path.toUpperCase(),
