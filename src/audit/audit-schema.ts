@@ -93,7 +93,9 @@ export async function ensureAuditPartitions(sql: Sql, from: Date, now = new Date
     const name = partitionName(month);
     if (existing.has(name)) continue;
     const [lower, upper] = [month.toISOString(), monthStart(month, 1).toISOString()];
+    // Each step may find what an interrupted run left (a table not yet attached, its CHECK): it goes on from there.
     await sql.query(`CREATE TABLE IF NOT EXISTS ${name} (LIKE audit_events INCLUDING DEFAULTS)`);
+    await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT IF EXISTS ${name}_month`);
     await sql.query(`ALTER TABLE ${name} ADD CONSTRAINT ${name}_month CHECK (occurred_at >= '${lower}' AND occurred_at < '${upper}')`);
     await sql.query(`ALTER TABLE audit_events ATTACH PARTITION ${name} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
     await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT ${name}_month`);
@@ -118,6 +120,15 @@ export async function ensureAuditSchema(sql: Sql, now = new Date()): Promise<voi
   }
   await ensureAuditPartitions(sql, oldest, now);
   if (rows[0].legacy) {
+    // The new table takes over the old one's grants in the same transaction, so writers already
+    // running (the API role's INSERT) are never refused between this migration and the grants step.
+    const { rows: grants } = await sql.query<{ grantee: string; privilege: string }>(
+      `SELECT grantee, privilege_type AS privilege FROM information_schema.role_table_grants
+       WHERE table_schema = current_schema() AND table_name = 'audit_events_unpartitioned' AND grantee <> current_user`,
+    );
+    for (const { grantee, privilege } of grants) {
+      await sql.query(`GRANT ${privilege} ON audit_events TO ${grantee === 'PUBLIC' ? 'PUBLIC' : `"${grantee.replace(/"/g, '""')}"`}`);
+    }
     await sql.query(
       `INSERT INTO audit_events (occurred_at, recorded_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids)
        SELECT occurred_at, recorded_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids
@@ -130,16 +141,35 @@ export async function ensureAuditSchema(sql: Sql, now = new Date()): Promise<voi
 /**
  * Drops the partitions whose whole month ended more than `retentionDays` ago, never one that
  * still holds a row inside the window. Each is detached CONCURRENTLY (writers and readers of
- * other partitions are not blocked), then dropped. Runs outside a transaction.
+ * other partitions are not blocked), then dropped. Runs outside a transaction. What an interrupted
+ * run left is finished: a detach still pending is finalized, and a month table already detached
+ * but not dropped is dropped (when past the retention).
  */
 export async function pruneAuditPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<string[]> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  const { rows: pending } = await sql.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'audit_events'::regclass AND i.inhdetachpending`,
+  );
+  const pendingNames = new Set(pending.map((p) => p.name));
   const dropped: string[] = [];
   for (const partition of await auditPartitions(sql)) {
     if (partition.to > cutoff) continue;
-    await sql.query(`ALTER TABLE audit_events DETACH PARTITION ${partition.name} CONCURRENTLY`);
+    const finish = pendingNames.has(partition.name) ? 'FINALIZE' : 'CONCURRENTLY';
+    await sql.query(`ALTER TABLE audit_events DETACH PARTITION ${partition.name} ${finish}`);
     await sql.query(`DROP TABLE ${partition.name}`);
     dropped.push(partition.name);
+  }
+  const { rows: detached } = await sql.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname ~ '^audit_events_p[0-9]{6}$'
+       AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`,
+  );
+  for (const { name } of detached) {
+    const m = PARTITION.exec(name)!;
+    if (monthStart(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)), 1) > cutoff) continue;
+    await sql.query(`DROP TABLE ${name}`);
+    dropped.push(name);
   }
   return dropped;
 }

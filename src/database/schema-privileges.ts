@@ -27,7 +27,7 @@ export async function migrateAndGrant(owner: DataSource, apiRole: string | null)
 
 export async function grantApiPrivileges(owner: DataSource, apiRole: string): Promise<void> {
   const [{ current_user: me }] = await owner.query('SELECT current_user');
-  if (me === apiRole) return; // one role for both: nothing to grant (and the start-up check warns)
+  if (me === apiRole) return; // one role for both: nothing to grant (and the service refuses to start on it)
   const role = `"${apiRole.replace(/"/g, '""')}"`;
   const roleLiteral = `'${apiRole.replace(/'/g, "''")}'`;
   const tables: { name: string }[] = await owner.query(
@@ -36,11 +36,18 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
   );
   await owner.transaction(async (m) => {
     // No temporary objects (they could shadow names) and no new objects in the schema, for the
-    // API role or anyone through PUBLIC. Where the schema owner does not own the database, the
-    // TEMP revoke fails quietly here and the API's start-up check names what is left to do.
-    await m.query(`DO $$ BEGIN
-        EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I', current_database(), ${roleLiteral});
-      EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`);
+    // API role or anyone through PUBLIC. This needs the schema owner to own the database (as it
+    // must); where it does not, migration:run stops here and says so.
+    await m
+      .query(`DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I', current_database(), ${roleLiteral}); END $$`)
+      .catch((error: Error) => {
+        throw new Error(
+          `cannot revoke TEMPORARY on the database from PUBLIC and ${role} (${error.message}): the migration role must own the database`,
+        );
+      });
+    // A REVOKE by a role that may not revoke is only a warning: check what it achieved.
+    const [{ temp }] = await m.query(`SELECT has_database_privilege($1, current_database(), 'TEMPORARY') AS temp`, [apiRole]);
+    if (temp) throw new Error(`${role} can still create temporary objects: the migration role must own the database to revoke TEMPORARY`);
     await m.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC, ${role}`);
     await m.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await m.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}`);

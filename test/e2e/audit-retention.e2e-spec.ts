@@ -191,6 +191,32 @@ describe('audit trail: bounded rows, bounded queue, retention by partition', () 
           expect((await owner.query('SELECT 1 FROM audit_events WHERE request_id = $1', [a.requestId])).rowCount).toBe(1);
       }
     }, 60_000);
+
+    it('audit:prune finishes what an interrupted run left: a month created but never attached, a month detached but never dropped', async () => {
+      const maintenance = new AuditMaintenance(new DatabaseUrls(auditApi(), auditOwnerUrl(), auditApi(), auditOwnerUrl()));
+      // As if the job had died between DETACH and DROP: an old month, detached, still there.
+      const old = monthStart(at(500));
+      await ensureAuditPartitions(owner, old, now);
+      await owner.query(`ALTER TABLE audit_events DETACH PARTITION ${partitionName(old)}`);
+
+      const ahead = monthStart(now, 11);
+      const name = partitionName(ahead);
+      // As if ATTACH had failed: the month's table exists on its own, with its CHECK.
+      await owner.query(`ALTER TABLE audit_events DETACH PARTITION ${name}`);
+      await owner.query(`DROP TABLE ${name}`);
+      await owner.query(`CREATE TABLE ${name} (LIKE audit_events INCLUDING DEFAULTS)`);
+      await owner.query(
+        `ALTER TABLE ${name} ADD CONSTRAINT ${name}_month CHECK (occurred_at >= '${ahead.toISOString()}' AND occurred_at < '${monthStart(ahead, 1).toISOString()}')`,
+      );
+      const before = (await auditPartitions(owner)).map((p) => p.name);
+      const { created, dropped } = await maintenance.prune(365, now);
+      expect({ attachedBefore: before.includes(name), created }).toEqual({ attachedBefore: false, created: [name] });
+      expect(dropped).toContain(partitionName(old));
+      expect((await auditPartitions(owner)).map((p) => p.name)).toContain(name);
+      expect((await owner.query('SELECT to_regclass($1) AS t', [partitionName(old)])).rows[0].t).toBeNull();
+      // And a second run finds nothing left to do.
+      expect(await maintenance.prune(365, now)).toEqual({ created: [], dropped: [] });
+    });
   });
 });
 
