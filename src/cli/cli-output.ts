@@ -1,4 +1,5 @@
 import { AdminError } from '../common/errors/admin-error';
+import type { Progress } from '../seeding/volume-seeder';
 
 /**
  * The CLI's output contract: with `--json`, exactly one JSON object on stdout and nothing
@@ -29,9 +30,6 @@ function describeFailure(error: unknown): { code: string; message: string } {
 }
 
 export const CLI_OUTPUT = Symbol('CliOutput');
-
-/** Progress of a long command: what, how many done, of how many. */
-export type Progress = (what: string, done: number, total: number) => void;
 
 /** A one-line progress bar on stderr (a terminal only: stdout stays the command's answer). */
 export function progressBar(): Progress {
