@@ -71,6 +71,34 @@ async function seedMain(
 }
 
 /** One company measured small, grown, and measured again (list first page and single reads). */
+/**
+ * Two services side by side (A, then B differing by entry or environment), each scenario measured
+ * on both in alternating rounds; B's lines carry `title` after their own.
+ */
+async function alternatingPass(
+  run: { env: NodeJS.ProcessEnv; tmp: string; tenant: Tenant; settings: LoadSettings; rounds: number },
+  makers: Array<(token: string) => Scenario>,
+  sides: { a: { entry: string; name: string }; b: { entry: string; name: string; title: string; env?: NodeJS.ProcessEnv } },
+): Promise<[Measurement[], Measurement[]]> {
+  const a = await startService(sides.a.entry, run.env, run.tmp, sides.a.name);
+  const b = await startService(sides.b.entry, { ...run.env, ...sides.b.env }, run.tmp, sides.b.name);
+  const measured: [Measurement[], Measurement[]] = [[], []];
+  try {
+    const tokens = await Promise.all([a, b].map((s) => issueToken(s.baseUrl, run.tenant)));
+    for (const make of makers) {
+      const [onA, onB] = await alternate(
+        [a, b].map((s, i) => ({ scenario: make(tokens[i]), settings: { ...run.settings, baseUrl: s.baseUrl, rss: s.rss } })),
+        run.rounds,
+      );
+      measured[0].push(logMeasurement(onA, `${onA.name} ${sides.a.name}`));
+      measured[1].push(logMeasurement({ ...onB, title: `${onB.title}, ${sides.b.title}` }, `${onB.name} ${sides.b.name}`));
+    }
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+  return measured;
+}
+
 async function scalingPass(
   db: BenchDatabase,
   env: NodeJS.ProcessEnv,
@@ -201,49 +229,24 @@ async function main(): Promise<void> {
     await service.stop();
     service = undefined;
 
+    const sideBySide = { env, tmp, tenant, settings, rounds: o.rounds };
+    const single = (t: string) => singleRead(t, fixtures.meetingIds);
     log(
       `audit write measured apart: the production build against the same build without the audit write, ${o.rounds} alternating rounds each`,
     );
-    const audit: BenchReport['audit'] = { audited: [], unaudited: [] };
-    const audited = await startService(PRODUCTION_ENTRY, env, tmp, 'audited');
-    const unaudited = await startService(UNAUDITED_ENTRY, env, tmp, 'unaudited');
-    try {
-      const tokens = await Promise.all([audited, unaudited].map((s) => issueToken(s.baseUrl, tenant)));
-      for (const make of [(t: string) => singleRead(t, fixtures.meetingIds), firstPage]) {
-        const [withAudit, without] = await alternate(
-          [audited, unaudited].map((s, i) => ({ scenario: make(tokens[i]), settings: { ...settings, baseUrl: s.baseUrl, rss: s.rss } })),
-          o.rounds,
-        );
-        audit.audited.push(logMeasurement(withAudit, `${withAudit.name} audited`));
-        audit.unaudited.push(
-          logMeasurement({ ...without, title: `${without.title}, without the audit write` }, `${without.name} unaudited`),
-        );
-      }
-    } finally {
-      await Promise.all([audited.stop(), unaudited.stop()]);
-    }
-
+    const [audited, unaudited] = await alternatingPass(sideBySide, [single, firstPage], {
+      a: { entry: PRODUCTION_ENTRY, name: 'audited' },
+      b: { entry: UNAUDITED_ENTRY, name: 'unaudited', title: 'without the audit write' },
+    });
+    const audit: BenchReport['audit'] = { audited, unaudited };
     log(
       `statement bounds measured apart: the production build against the same build with prepared statements and connections unbounded, ${o.rounds} alternating rounds each`,
     );
-    const statements: NonNullable<BenchReport['statements']> = { bounded: [], unbounded: [] };
-    const bounded = await startService(PRODUCTION_ENTRY, env, tmp, 'bounded');
-    const unbounded = await startService(PRODUCTION_ENTRY, { ...env, ...UNBOUNDED_STATEMENTS }, tmp, 'unbounded');
-    try {
-      const tokens = await Promise.all([bounded, unbounded].map((s) => issueToken(s.baseUrl, tenant)));
-      for (const make of [(t: string) => singleRead(t, fixtures.meetingIds), firstPage, (t: string) => filteredPage(t, fixtures)]) {
-        const [withBounds, without] = await alternate(
-          [bounded, unbounded].map((s, i) => ({ scenario: make(tokens[i]), settings: { ...settings, baseUrl: s.baseUrl, rss: s.rss } })),
-          o.rounds,
-        );
-        statements.bounded.push(logMeasurement(withBounds, `${withBounds.name} bounded`));
-        statements.unbounded.push(
-          logMeasurement({ ...without, title: `${without.title}, statements and connections unbounded` }, `${without.name} unbounded`),
-        );
-      }
-    } finally {
-      await Promise.all([bounded.stop(), unbounded.stop()]);
-    }
+    const [bounded, unbounded] = await alternatingPass(sideBySide, [single, firstPage, (t) => filteredPage(t, fixtures)], {
+      a: { entry: PRODUCTION_ENTRY, name: 'bounded' },
+      b: { entry: PRODUCTION_ENTRY, name: 'unbounded', env: UNBOUNDED_STATEMENTS, title: 'statements and connections unbounded' },
+    });
+    const statements: BenchReport['statements'] = { bounded, unbounded };
 
     log('rate-limit counters in Redis');
     const redis = await redisPass(
