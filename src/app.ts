@@ -16,7 +16,7 @@ import { RouteTable } from './common/http/route-table';
 import { docsContentSecurityPolicy, setupOpenApi } from './common/openapi/openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
 import { Runtime } from './config/runtime';
-import { TenantTransactionInterceptor } from './database/tenant-transaction';
+import { TenantTransactionInterceptor } from './database/tenant-transaction.interceptor';
 import { ShutdownState } from './health/shutdown-state';
 import { RATE_LIMIT_POLICY_HEADER } from './rate-limit/rate-limit-headers';
 import { RateLimiter } from './rate-limit/rate-limiter';

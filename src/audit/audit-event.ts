@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
-import { CTX, Principal, TokenSubject } from '../common/http/request-context';
+import { callerOf, RequestStore } from '../common/http/request-context';
 import { OAUTH_TOKEN_PATH } from '../common/http/request-surface';
 
 /** One row of the trail: who, what, when, and for a successful read the ids it returned. */
@@ -44,10 +44,8 @@ export function isAudited(req: Request): boolean {
 const CREDENTIAL_LIKE = /token|secret|password|passwd|authorization|api[_-]?key|assertion/i;
 
 /** The audit row of `req`, answered with `status`, from what the request context knows of the caller. */
-export function auditEventOf(req: Request, cls: ClsService, status: number, resourceIds: string[] = []): AuditEvent {
-  const active = cls.isActive();
-  const principal = active ? cls.get<Principal | undefined>(CTX.principal) : undefined;
-  const subject = active ? cls.get<TokenSubject | undefined>(CTX.tokenSubject) : undefined;
+export function auditEventOf(req: Request, cls: ClsService<RequestStore>, status: number, resourceIds: string[] = []): AuditEvent {
+  const { principal, tokenSubject: subject } = callerOf(cls);
   const routePath: unknown = req.route?.path;
   const params = paramsOf(req.params);
   const query = queryOf(req.query);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
+import { RequestStore } from '../common/http/request-context';
 import { auditEventOf, isAudited } from './audit-event';
 import { AuditTrail } from './audit-trail';
 
@@ -13,7 +14,7 @@ import { AuditTrail } from './audit-trail';
 export class AuditFailures {
   constructor(
     private readonly trail: AuditTrail,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   failed(req: Request, status: number): void {

@@ -1,6 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ClsService } from 'nestjs-cls';
+import { RequestStore } from '../common/http/request-context';
 import { mergeMap, Observable } from 'rxjs';
 import { ApiError } from '../common/errors/api-error';
 import { auditEventOf, isAudited, resourceIdsOf } from './audit-event';
@@ -20,7 +21,7 @@ import { AuditTrail, AuditUnavailableError } from './audit-trail';
 export class AuditInterceptor implements NestInterceptor {
   constructor(
     private readonly trail: AuditTrail,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

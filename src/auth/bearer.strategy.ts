@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
 import passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
-import { CTX, Principal } from '../common/http/request-context';
+import { Principal, RequestStore } from '../common/http/request-context';
 import { CredentialsService } from './credentials.service';
 
 /**
@@ -23,7 +23,7 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnModu
 
   constructor(
     private readonly credentials: CredentialsService,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {
     super({ passReqToCallback: true });
     passport.use(this.registeredName, this);
@@ -40,7 +40,7 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnModu
 
   async validate(req: Request, token: string): Promise<Principal> {
     const principal = await this.credentials.authenticateToken(token, req.ip);
-    this.cls.set(CTX.principal, principal);
+    this.cls.set('principal', principal);
     return principal;
   }
 }

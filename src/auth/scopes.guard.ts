@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
-import { CTX, Principal } from '../common/http/request-context';
+import { RequestStore } from '../common/http/request-context';
 import { AuthErrors } from './auth-errors';
 import { REQUIRED_SCOPES } from './auth.decorators';
 import { Scope } from './scopes';
@@ -14,13 +14,13 @@ import { Scope } from './scopes';
 export class ScopesGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, [context.getHandler(), context.getClass()]);
     if (!required?.length) return true;
-    const principal = this.cls.get<Principal | undefined>(CTX.principal);
+    const principal = this.cls.get('principal');
     if (!principal) throw AuthErrors.missingToken();
     if (!required.every((scope) => principal.scopes.includes(scope))) throw AuthErrors.insufficientScope(required);
     return true;

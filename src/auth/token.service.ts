@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, TokenSubject } from '../common/http/request-context';
+import { RequestStore, TokenSubject } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AccessTokens } from './access-tokens';
 import { CredentialsService } from './credentials.service';
@@ -22,14 +22,14 @@ export class TokenService {
   constructor(
     private readonly credentials: CredentialsService,
     private readonly tokens: AccessTokens,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   async issue(body: unknown, authorization: string | undefined, address: string | undefined): Promise<TokenResponse> {
     const request = readTokenRequest(body, authorization);
     // For the audit trail: the client id claimed (when it is shaped like one), then its company once authenticated.
     const subject: TokenSubject = { client: parseId('client', request.clientId) ?? undefined };
-    this.cls.set(CTX.tokenSubject, subject);
+    this.cls.set('tokenSubject', subject);
     const client = await this.credentials.authenticateClient(request.clientId, request.clientSecret, address, request.basic);
     subject.company = client.companyPublicId;
     const scopes = grantedScopes(request.scope, client.scopes);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
+import { RequestStore } from '../common/http/request-context';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { ConversationsService } from '../conversations/conversations.service';
 import { CHAT_CHANNEL } from './chat.presenter';
@@ -8,7 +9,7 @@ import { ChatConversationRow, ChatMessageRow, ChatRepository } from './chat.repo
 /** Chat conversations: list, retrieve, and messages behind `chat.content.read`. */
 @Injectable()
 export class ChatService extends ConversationsService<ChatConversationRow, ChatMessageRow> {
-  constructor(chats: ChatRepository, codec: CursorCodec, cls: ClsService) {
+  constructor(chats: ChatRepository, codec: CursorCodec, cls: ClsService<RequestStore>) {
     super(chats, CHAT_CHANNEL, codec, cls);
   }
 }

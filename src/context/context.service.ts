@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
-import { CTX, Principal } from '../common/http/request-context';
+import { principalOf, RequestStore } from '../common/http/request-context';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { ContextDto } from './context.dto';
 
 @Injectable()
 export class ContextService {
   constructor(
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -16,7 +16,7 @@ export class ContextService {
    * check), and every rate-limit policy that governs it, this request counted.
    */
   async current(): Promise<ContextDto> {
-    const principal = this.cls.get<Principal>(CTX.principal);
+    const principal = principalOf(this.cls);
     return {
       client: { id: principal.clientId, name: principal.clientName },
       company: { id: principal.companyPublicId, name: principal.companyName },

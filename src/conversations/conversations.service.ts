@@ -2,7 +2,7 @@ import { ClsService } from 'nestjs-cls';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { keysetPage, openTimeIdCursor, Page, TimeIdPosition } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
@@ -41,11 +41,11 @@ export abstract class ConversationsService<C extends PositionedRow, M extends Po
     private readonly store: ConversationStore<C, M>,
     private readonly channel: ConversationChannel<C, M>,
     private readonly codec: CursorCodec,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   async list(query: ListConversationsQuery): Promise<Page<Record<string, unknown>>> {
-    const company = this.companyId();
+    const company = principalOf(this.cls).companyId;
     const binding = { route: this.channel.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
     const rows = await this.store.listPage(company, query, after, query.limit + 1);
@@ -53,13 +53,13 @@ export abstract class ConversationsService<C extends PositionedRow, M extends Po
   }
 
   async get(id: string): Promise<Record<string, unknown>> {
-    const row = await this.store.findOne(this.companyId(), this.publicId(id));
+    const row = await this.store.findOne(principalOf(this.cls).companyId, this.publicId(id));
     if (!row) throw ApiError.notFound();
     return this.channel.present(row);
   }
 
   async messages(id: string, query: ListMessagesQuery): Promise<Page<Record<string, unknown>>> {
-    const company = this.companyId();
+    const company = principalOf(this.cls).companyId;
     // The binding names the conversation as the client addressed it, so a cursor is checked
     // (400) before the conversation is looked up (404), in the documented order of checks.
     const binding = { route: this.channel.messagesRoute, company, filters: {}, parent: id };
@@ -67,10 +67,6 @@ export abstract class ConversationsService<C extends PositionedRow, M extends Po
     const rows = await this.store.messagesPage(company, this.publicId(id), after, query.limit + 1);
     if (!rows) throw ApiError.notFound();
     return keysetPage(rows, query.limit, positionOf, (page) => page.map((r) => this.channel.presentMessage(r)), this.codec, binding);
-  }
-
-  private companyId(): string {
-    return this.cls.get<Principal>(CTX.principal).companyId;
   }
 
   /** A malformed id, or one of another collection, is simply not found. */

@@ -4,7 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/runtime';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
-import { TenantTransaction, TenantTransactionInterceptor } from './tenant-transaction';
+import { TenantTransaction } from './tenant-transaction';
+import { TenantTransactionInterceptor } from './tenant-transaction.interceptor';
 
 /**
  * The default data source. The API connects as the API role (reads under row-level

@@ -1,49 +1,16 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ClsService } from 'nestjs-cls';
-import { from, lastValueFrom, Observable } from 'rxjs';
-import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
-import { CTX, Principal } from '../common/http/request-context';
+import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
+import { PreparedStatements } from './prepared-statements';
 
-/** What node-postgres believes is prepared on a connection (set only once the server confirmed it). */
-const parsedBy = (client: PoolClient) =>
-  (client as unknown as { connection: { parsedStatements: Record<string, unknown> } }).connection.parsedStatements;
-
-/**
- * The named prepared statements of each pooled connection, least recently used first. A
- * statement of the record query costs its backend hundreds of KB, so a connection keeps at most
- * `max` of them: past that, the least recently used is forgotten by the driver (which otherwise
- * believes it still exists and skips preparing it again) and deallocated on the server. A name
- * is kept only once the driver saw the server prepare it, so a statement that failed to prepare
- * is never deallocated (which would fail, and fail another request with it).
- */
-class PreparedStatements {
-  private readonly byConnection = new WeakMap<PoolClient, Map<string, true>>();
-
-  constructor(readonly max: number) {}
-
-  /** Runs `text` on `client`, as a kept named statement when the cap allows, else unnamed. */
-  async run<T extends QueryResultRow>(client: PoolClient, text: string, values: unknown[]): Promise<T[]> {
-    if (this.max === 0) return (await client.query<T>({ text, values })).rows;
-    const name = `t_${createHash('sha1').update(text).digest('base64url')}`;
-    let kept = this.byConnection.get(client);
-    if (!kept) this.byConnection.set(client, (kept = new Map()));
-    if (!kept.delete(name)) {
-      while (kept.size >= this.max) {
-        const oldest = kept.keys().next().value as string;
-        kept.delete(oldest);
-        const parsed = parsedBy(client);
-        if (parsed[oldest] === undefined) continue;
-        delete parsed[oldest]; // first: whatever happens next, the driver prepares it again if it comes back
-        await client.query(`DEALLOCATE "${oldest}"`);
-      }
-    }
-    const result = await client.query<T>({ name, text, values });
-    if (parsedBy(client)[name] !== undefined) kept.set(name, true); // most recently used now
-    return result.rows;
+declare module '../common/http/request-context' {
+  interface RequestStore {
+    /** The statements of the request's read-only tenant transaction, while it is open. */
+    tenantSql?: TenantSql;
   }
 }
 
@@ -79,7 +46,7 @@ export class TenantTransaction {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
   ) {
     this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
@@ -100,7 +67,7 @@ export class TenantTransaction {
       );
       const sql = new TenantSql(client, this.prepared);
       const result = await this.cls.run({ ifNested: 'inherit' }, () => {
-        this.cls.set(CTX.tenantSql, sql);
+        this.cls.set('tenantSql', sql);
         return work(sql);
       });
       await client.query('COMMIT');
@@ -115,23 +82,8 @@ export class TenantTransaction {
 
   /** Runs a statement in the current request's tenant transaction (outside one, a programming error). */
   query<T>(text: string, values: unknown[]): Promise<T[]> {
-    const sql = this.cls.get<TenantSql | undefined>(CTX.tenantSql);
+    const sql = this.cls.get('tenantSql');
     if (!sql) throw new Error('no tenant transaction in this context');
     return sql.query<T>(text, values);
-  }
-}
-
-/** Wraps every authenticated request's handler in its tenant transaction. */
-@Injectable()
-export class TenantTransactionInterceptor implements NestInterceptor {
-  constructor(
-    private readonly tenant: TenantTransaction,
-    private readonly cls: ClsService,
-  ) {}
-
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const principal = this.cls.get<Principal | undefined>(CTX.principal);
-    if (!principal) return next.handle();
-    return from(this.tenant.run(principal.companyId, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
+import { RequestStore } from '../common/http/request-context';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { ConversationsService } from '../conversations/conversations.service';
 import { EMAIL_CHANNEL } from './email.presenter';
@@ -8,7 +9,7 @@ import { EmailConversationRow, EmailMessageRow, EmailsRepository } from './email
 /** Email conversations: list, retrieve, and messages behind `emails.content.read`. */
 @Injectable()
 export class EmailsService extends ConversationsService<EmailConversationRow, EmailMessageRow> {
-  constructor(emails: EmailsRepository, codec: CursorCodec, cls: ClsService) {
+  constructor(emails: EmailsRepository, codec: CursorCodec, cls: ClsService<RequestStore>) {
     super(emails, EMAIL_CHANNEL, codec, cls);
   }
 }

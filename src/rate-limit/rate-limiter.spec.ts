@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { ApiError } from '../common/errors/api-error';
-import { CTX } from '../common/http/request-context';
 import { loadConfig } from '../config/app-config';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { addressPartition, RateLimiter } from './rate-limiter';
@@ -61,7 +60,7 @@ describe('RateLimiter', () => {
   it('answers 503 SERVICE_UNAVAILABLE when the store fails', async () => {
     const failing = { consume: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as RateLimitStore;
     const cls = fakeCls();
-    cls.set(CTX.principal, { clientId, companyPublicId: 'cmp_x' });
+    cls.set('principal', { clientId, companyPublicId: 'cmp_x' });
     const limiter = new RateLimiter(failing, cls, config);
     const error = await limiter.consume([{ policy: 'client', key: 'k', limit: 1, windowMs: 1000 }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);

@@ -4,12 +4,19 @@ import ipaddr from 'ipaddr.js';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
 import { claimedClientId } from '../auth/token-request';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { Principal, principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { formatRateLimit, formatRateLimitPolicy, PolicyQuota, PolicyState } from './rate-limit-headers';
 import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from './rate-limit-policies';
 import { Counter, Demand, RateLimitStore } from './rate-limit-store';
+
+declare module '../common/http/request-context' {
+  interface RequestStore {
+    /** The rate-limit count of the request, once counted (read by GET /v1/context). */
+    rateLimit?: { demands: readonly PolicyDemand[]; counters: Counter[] };
+  }
+}
 
 /** A counter a policy charges: one per partition of the policy the request falls in. */
 export interface PolicyDemand extends Demand {
@@ -55,7 +62,7 @@ export class RateLimiter {
 
   constructor(
     private readonly store: RateLimitStore,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
   ) {
     this.quotas = Object.fromEntries(RATE_LIMIT_POLICIES.map((policy) => [policy, { policy, ...config.rateLimits[policy] }])) as Record<
@@ -78,7 +85,7 @@ export class RateLimiter {
   async consume(demands: readonly PolicyDemand[]): Promise<RateLimitVerdict> {
     const { allowed, counters } = await this.reach(() => this.store.consume(demands));
     const verdict = this.verdict(demands, counters, allowed);
-    this.cls.set(CTX.rateLimit, { demands, counters });
+    this.cls.set('rateLimit', { demands, counters });
     return verdict;
   }
 
@@ -88,8 +95,8 @@ export class RateLimiter {
    * The token policy is reported for this client at this request's address.
    */
   async snapshot(): Promise<RateLimitSnapshot[]> {
-    const principal = this.principal();
-    const counted = this.cls.get<{ demands: PolicyDemand[]; counters: Counter[] } | undefined>(CTX.rateLimit);
+    const principal = principalOf(this.cls);
+    const counted = this.cls.get('rateLimit');
     const known = new Map(counted?.demands.map((d, i) => [d.key, counted.counters[i]]));
     const wanted = RATE_LIMIT_POLICIES.map((policy) => {
       const { limit, windowSeconds } = this.quotas[policy];
@@ -145,7 +152,7 @@ export class RateLimiter {
   }
 
   private partitions(policy: RateLimitPolicyName, req: Request): string[] {
-    if (policy !== 'token') return [this.principalPartition(policy, this.principal())];
+    if (policy !== 'token') return [this.principalPartition(policy, principalOf(this.cls))];
     const clientId = parseId('client', claimedClientId(req.body, req.headers.authorization));
     const address = addressPartition(req.ip);
     return [`address:${address}`, ...(clientId ? [tokenClientPartition(clientId, address)] : [])];
@@ -153,13 +160,6 @@ export class RateLimiter {
 
   private principalPartition(policy: Exclude<RateLimitPolicyName, 'token'>, principal: Principal): string {
     return policy === 'client' ? principal.clientId : principal.companyPublicId;
-  }
-
-  private principal(): Principal {
-    const principal = this.cls.get<Principal | undefined>(CTX.principal);
-    // The guards authenticate before counting; a /v1 policy without a caller is a wiring bug.
-    if (!principal) throw new Error('rate limit counted before authentication');
-    return principal;
   }
 
   private async reach<T>(operation: () => Promise<T>): Promise<T> {

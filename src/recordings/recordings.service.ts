@@ -3,7 +3,7 @@ import { ClsService } from 'nestjs-cls';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { Collection, keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
@@ -16,11 +16,11 @@ export class RecordingsService {
   constructor(
     private readonly recordings: RecordingsRepository,
     private readonly codec: CursorCodec,
-    private readonly cls: ClsService,
+    private readonly cls: ClsService<RequestStore>,
   ) {}
 
   async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<Record<string, unknown>>> {
-    const company = this.companyId();
+    const company = principalOf(this.cls).companyId;
     const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
     const rows = await this.recordings.listPage(company, kind, query, after, query.limit + 1);
@@ -35,31 +35,27 @@ export class RecordingsService {
   }
 
   async get(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findOne(this.companyId(), kind, this.publicId(kind, id));
+    const row = await this.recordings.findOne(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentRecording(row);
   }
 
   async overallEvaluation(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findEvaluation(this.companyId(), kind, this.publicId(kind, id));
+    const row = await this.recordings.findEvaluation(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentEvaluation(row);
   }
 
   async answers(kind: RecordingKind, id: string): Promise<Collection<Record<string, unknown>>> {
-    const row = await this.recordings.findAnswers(this.companyId(), kind, this.publicId(kind, id));
+    const row = await this.recordings.findAnswers(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return new Collection(presentAnswers(row));
   }
 
   async transcript(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findTranscript(this.companyId(), kind, this.publicId(kind, id));
+    const row = await this.recordings.findTranscript(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentTranscript(row);
-  }
-
-  private companyId(): string {
-    return this.cls.get<Principal>(CTX.principal).companyId;
   }
 
   /** A malformed id, or one of the other collection, is simply not found. */

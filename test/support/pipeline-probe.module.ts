@@ -5,7 +5,7 @@ import { CursorCodec } from '../../src/common/cursors/cursor-codec';
 import { Collection, keysetPage, Page } from '../../src/common/cursors/keyset-page';
 import { ApiError } from '../../src/common/errors/api-error';
 import { ERROR_CODES, ErrorCode } from '../../src/common/errors/error-codes';
-import { CTX, Principal } from '../../src/common/http/request-context';
+import { Principal, RequestStore } from '../../src/common/http/request-context';
 import {
   BooleanFilter,
   DateTimeParam,
@@ -49,7 +49,7 @@ export const PROBE_ITEMS = Array.from({ length: 23 }, (_, i) => ({
 /** Sets the principal from `x-test-company` (internal id), standing in for the bearer guard. */
 @Injectable()
 class TestPrincipalGuard implements CanActivate {
-  constructor(private readonly cls: ClsService) {}
+  constructor(private readonly cls: ClsService<RequestStore>) {}
 
   canActivate(context: ExecutionContext): boolean {
     const companyId = context.switchToHttp().getRequest().headers['x-test-company'];
@@ -61,7 +61,7 @@ class TestPrincipalGuard implements CanActivate {
       clientName: 'Test',
       scopes: [],
     };
-    this.cls.set(CTX.principal, principal);
+    this.cls.set('principal', principal);
     return true;
   }
 }
