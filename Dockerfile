@@ -18,5 +18,5 @@ COPY --chown=node:node package.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD curl -fsS http://localhost:3000/health/live || exit 1
-# Migrations: `node dist/src/database/migrate.main.js`; admin CLI: `node dist/src/cli/main.js <command>`.
+# Migrations: `node dist/src/migrate.main.js`; admin CLI: `node dist/src/cli/main.js <command>`.
 CMD ["node", "dist/src/main.js"]

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DatabaseUrls } from '../src/config/runtime';
+import { DatabaseUrls } from '../src/config/database-urls';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { migrate } from '../src/database/migrate';
 

@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '../src/auth/scopes';
+import { ALL_SCOPES } from '../src/contract/scopes';
 import { CursorCodec } from '../src/common/cursors/cursor-codec';
 import { RECORDING_COLLECTIONS } from '../src/recordings/recording-kind';
 import type { VolumeResult } from '../src/seeding/volume-seeder';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createApp } from '../src/app';
 import { AuditTrail } from '../src/audit/audit-trail';
 import { loadConfig } from '../src/config/app-config';
-import { prepareRuntime } from '../src/config/runtime';
+import { prepareRuntime } from '../src/runtime';
 
 /**
  * Bench only, never deployed: the service exactly as `src/main.ts` builds it, except that

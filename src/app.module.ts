@@ -5,12 +5,13 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { ScopesGuard } from './auth/scopes.guard';
+import { claimedClientId } from './auth/token-request';
 import { CompaniesModule } from './companies/companies.module';
 import { CursorsModule } from './common/cursors/cursors.module';
 import { ContextModule } from './context/context.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { RouteTable } from './common/http/route-table';
-import { Runtime } from './config/runtime';
+import { Runtime } from './runtime';
 import { RuntimeModule } from './config/runtime.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -51,7 +52,7 @@ export class AppModule {
         }),
         DatabaseModule.forApi(),
         AuditModule,
-        RateLimitModule,
+        RateLimitModule.forRoot({ tokenClientOf: (req) => claimedClientId(req.body, req.headers.authorization) }),
         CursorsModule,
         ...domainModules,
         ...extra,

@@ -13,9 +13,10 @@ import { requestSurfaceMiddleware } from './common/http/request-surface';
 import { HardenedExpressAdapter } from './common/http/http-server';
 import { literalMalformedEscapes } from './common/http/path-escapes';
 import { RouteTable } from './common/http/route-table';
-import { docsContentSecurityPolicy, setupOpenApi } from './common/openapi/openapi';
+import { docsSecurityMiddleware } from './common/http/docs-security.middleware';
+import { setupOpenApi } from './openapi';
 import { QueryValidationPipe } from './common/validation/query-validation.pipe';
-import { Runtime } from './config/runtime';
+import { Runtime } from './runtime';
 import { TenantTransactionInterceptor } from './database/tenant-transaction.interceptor';
 import { ShutdownState } from './health/shutdown-state';
 import { RATE_LIMIT_POLICY_HEADER } from './rate-limit/rate-limit-headers';
@@ -72,11 +73,7 @@ export async function createApp(runtime: Runtime, extra: Array<Type | DynamicMod
   // Outermost first: the audit write waits for the envelope and for the tenant transaction to end.
   app.useGlobalInterceptors(app.get(AuditInterceptor), app.get(EnvelopeInterceptor), app.get(TenantTransactionInterceptor));
   // The human docs run Swagger UI: its scripts and styles from here, its requests to the API only.
-  const csp = docsContentSecurityPolicy(runtime.config.publicBaseUrl);
-  app.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Content-Security-Policy', csp);
-    next();
-  });
+  app.use('/docs', docsSecurityMiddleware(runtime.config.publicBaseUrl));
   setupOpenApi(app);
   await app.init();
   routes.load(app.getHttpAdapter().getInstance());

@@ -3,7 +3,7 @@ import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config/app-config';
-import { prepareRuntime } from './config/runtime';
+import { prepareRuntime } from './runtime';
 import { DatabaseRoleError } from './database/database-role-check';
 import { EmbeddedDatabaseError } from './database/embedded-postgres';
 import { migrate } from './database/migrate';

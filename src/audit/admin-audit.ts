@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
 import { newRequestId } from '../common/http/request-id';
-import { DatabaseUrls } from '../config/runtime';
+import { DatabaseUrls } from '../config/database-urls';
 
 /**
  * Admin actions that change what a credential can do are written to the same trail as API

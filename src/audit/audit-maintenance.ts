@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
-import { DatabaseUrls } from '../config/runtime';
+import { DatabaseUrls } from '../config/database-urls';
 import { ensureAuditPartitions, pruneAuditPartitions } from './audit-schema';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
-import { DatabaseUrls } from '../config/runtime';
+import { DatabaseUrls } from '../config/database-urls';
 import { AuditEvent } from './audit-event';
 
 /** Why a fail-closed write did not commit in time (or at all). */

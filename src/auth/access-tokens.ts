@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { randomIdBody } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
-import { RuntimeSecrets } from '../config/runtime';
+import { RuntimeSecrets } from '../config/runtime-secrets';
 import { AuthErrors } from './auth-errors';
 
 export const TOKEN_ISSUER = 'urn:conversation-read-api';

@@ -1,11 +1,9 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiOAuth2, ApiResponse } from '@nestjs/swagger';
 import { ErrorEnvelope } from '../common/openapi/error-envelope.dto';
-import { OAUTH2_SCHEME } from '../common/openapi/openapi';
-import { Scope } from './scopes';
-
-export const IS_PUBLIC = 'auth:public';
-export const REQUIRED_SCOPES = 'auth:scopes';
+import { OAUTH2_SCHEME } from '../common/openapi/security-schemes';
+import { IS_PUBLIC, REQUIRED_SCOPES } from '../contract/route-metadata';
+import { Scope } from '../contract/scopes';
 
 /** A route without a bearer token (probes, the token endpoint). Every other route needs one. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);

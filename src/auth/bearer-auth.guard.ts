@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { AuthErrors } from './auth-errors';
-import { IS_PUBLIC } from './auth.decorators';
+import { IS_PUBLIC } from '../contract/route-metadata';
 import { BearerStrategy } from './bearer.strategy';
 
 /**

@@ -3,8 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
 import { RequestStore } from '../common/http/request-context';
 import { AuthErrors } from './auth-errors';
-import { REQUIRED_SCOPES } from './auth.decorators';
-import { Scope } from './scopes';
+import { REQUIRED_SCOPES } from '../contract/route-metadata';
+import { Scope } from '../contract/scopes';
 
 /**
  * Last global guard (after authentication and rate limiting): the token must carry every

@@ -3,9 +3,9 @@ import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiSecu
 import type { Request } from 'express';
 import { RawResponse } from '../common/http/envelope.interceptor';
 import { OAuthErrorBody } from '../common/openapi/error-envelope.dto';
-import { CLIENT_BASIC_SCHEME } from '../common/openapi/openapi';
+import { CLIENT_BASIC_SCHEME } from '../common/openapi/security-schemes';
 import { NoQuery } from '../common/validation/query-params';
-import { RateLimitPolicies } from '../rate-limit/rate-limit-policies';
+import { RateLimitPolicies } from '../rate-limit/rate-limit.decorators';
 import { Public } from './auth.decorators';
 import { TokenRequestForm, TokenResponseDto } from './token.dto';
 import { TOKEN_MEDIA_TYPE } from './token-body.middleware';

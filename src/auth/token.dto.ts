@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ALL_SCOPES } from './scopes';
+import { ALL_SCOPES } from '../contract/scopes';
 
 /** The form fields of `POST /oauth/token`, for the interface description. */
 export class TokenRequestForm {

@@ -5,7 +5,7 @@ import { RequestStore, TokenSubject } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AccessTokens } from './access-tokens';
 import { CredentialsService } from './credentials.service';
-import { ALL_SCOPES } from './scopes';
+import { ALL_SCOPES } from '../contract/scopes';
 import { readTokenRequest } from './token-request';
 
 /** The 200 body of `POST /oauth/token` (RFC 6749 §5.1; no refresh token). */

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ClsModule } from 'nestjs-cls';
 import { ClientsModule } from '../clients/clients.module';
 import { CompaniesModule } from '../companies/companies.module';
-import { Runtime } from '../config/runtime';
+import { Runtime } from '../runtime';
 import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';

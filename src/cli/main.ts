@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import { loadConfig } from '../config/app-config';
-import { prepareRuntime, Runtime } from '../config/runtime';
+import { Runtime, prepareRuntime } from '../runtime';
 import { migrate } from '../database/migrate';
 import { AdminError } from '../common/errors/admin-error';
 import { CliOutput } from './cli-output';

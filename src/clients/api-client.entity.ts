@@ -1,5 +1,4 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { ClientSecret } from './client-secret.entity';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export const CLIENT_STATUSES = ['active', 'disabled', 'revoked'] as const;
 export type ClientStatus = (typeof CLIENT_STATUSES)[number];
@@ -40,7 +39,4 @@ export class ApiClient {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
-
-  @OneToMany(() => ClientSecret, (secret) => secret.client)
-  secrets?: ClientSecret[];
 }

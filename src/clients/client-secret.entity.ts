@@ -1,5 +1,4 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import type { ApiClient } from './api-client.entity';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A client secret, kept only as its SHA-256. The current secret has no expiry; rotation
@@ -24,8 +23,4 @@ export class ClientSecret {
 
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
-
-  @ManyToOne('ApiClient', 'secrets')
-  @JoinColumn({ name: 'client_id' })
-  client?: ApiClient;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ALL_SCOPES, Scope } from '../auth/scopes';
+import { ALL_SCOPES, Scope } from '../contract/scopes';
 import { AdminError } from '../common/errors/admin-error';
 import { parseId } from '../common/ids/public-id';
 import { CompaniesService } from '../companies/companies.service';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../rate-limit/rate-limit-policies';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 import { EnvironmentVariables } from './environment';
 
 export interface Quota {

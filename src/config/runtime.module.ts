@@ -1,12 +1,13 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './app-config';
-import { DatabaseUrls, Runtime, RuntimeSecrets } from './runtime';
+import { DatabaseUrls } from './database-urls';
+import { RuntimeSecrets } from './runtime-secrets';
 
 /** Makes the resolved runtime (configuration, database URLs, secrets) injectable everywhere. */
 @Global()
 @Module({})
 export class RuntimeModule {
-  static forRoot(runtime: Runtime): DynamicModule {
+  static forRoot(runtime: { config: AppConfig; urls: DatabaseUrls; secrets: RuntimeSecrets }): DynamicModule {
     const providers = [
       { provide: AppConfig, useValue: runtime.config },
       { provide: DatabaseUrls, useValue: runtime.urls },

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RATE_LIMIT_POLICIES } from '../rate-limit/rate-limit-policies';
-import { ALL_SCOPES } from '../auth/scopes';
+import { RATE_LIMIT_POLICIES } from '../contract/rate-limit-policies';
+import { ALL_SCOPES } from '../contract/scopes';
 
 export class ContextClientDto {
   @ApiProperty({ example: 'cli_4Jc8Zr1xVqA2mT9bLw0ePs' })

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Param, Query, Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
-import { Scope } from '../auth/scopes';
+import { Scope } from '../contract/scopes';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
-import { ContentPolicy } from '../rate-limit/rate-limit-policies';
+import { ContentPolicy } from '../rate-limit/rate-limit.decorators';
 import { ConversationsService, PositionedRow } from './conversations.service';
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 

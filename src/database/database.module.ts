@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
-import { DatabaseUrls } from '../config/runtime';
+import { DatabaseUrls } from '../config/database-urls';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
 import { TenantTransaction } from './tenant-transaction';

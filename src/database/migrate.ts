@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { prepareAuditStore, sameDatabase } from '../audit/audit-store';
-import { DatabaseUrls } from '../config/runtime';
+import { DatabaseUrls } from '../config/database-urls';
 import { dataSourceOptions } from './data-source-options';
 import { migrateAndGrant, roleOf } from './schema-privileges';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parseRateLimitField } from '../../test/support/rate-limit-headers';
 import { formatRateLimit, formatRateLimitPolicy } from './rate-limit-headers';
-import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from './rate-limit-policies';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 
 /** Each field: how it is written from (policy, two numbers), its parameter names, and the API decisions' example. */
 const FIELDS = [

@@ -1,4 +1,4 @@
-import { RateLimitPolicyName } from './rate-limit-policies';
+import { RateLimitPolicyName } from '../contract/rate-limit-policies';
 
 export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
 export const RATE_LIMIT_HEADER = 'RateLimit';

@@ -1,7 +1,3 @@
-import { ThrottlerStorage } from '@nestjs/throttler';
-
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
-
 /** One counter a request must pass: at most `limit` hits per fixed window of `windowMs`. */
 export interface Demand {
   key: string;
@@ -28,7 +24,7 @@ export interface Consumption {
  * drain its company's budget by retrying. Implementations: in-process, or Redis (shared by
  * every instance). Errors mean the store is unavailable; the caller answers 503.
  */
-export abstract class RateLimitStore implements ThrottlerStorage {
+export abstract class RateLimitStore {
   /** True when the counters are shared between instances (readiness then checks the store). */
   abstract readonly shared: boolean;
 
@@ -39,16 +35,4 @@ export abstract class RateLimitStore implements ThrottlerStorage {
 
   /** Resolves when the store answers; rejects otherwise (readiness). */
   abstract check(): Promise<void>;
-
-  /** The throttler's single-counter interface, on the same counters (`ttl` in milliseconds, records in seconds). */
-  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const { allowed, counters } = await this.consume([{ key, limit, windowMs: ttl }]);
-    const timeToExpire = Math.ceil(counters[0].resetMs / 1000);
-    return {
-      totalHits: allowed ? counters[0].hits : counters[0].hits + 1,
-      timeToExpire,
-      isBlocked: !allowed,
-      timeToBlockExpire: allowed ? 0 : timeToExpire,
-    };
-  }
 }

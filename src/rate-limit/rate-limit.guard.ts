@@ -11,7 +11,7 @@ import {
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/errors/api-error';
 import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from './rate-limit-headers';
-import { RateLimitPolicyName } from './rate-limit-policies';
+import { RateLimitPolicyName } from '../contract/rate-limit-policies';
 import { routePolicies } from './route-policies';
 import { PolicyDemand, RateLimiter } from './rate-limiter';
 

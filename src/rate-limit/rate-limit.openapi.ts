@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { BASE_POLICIES, POLICIES_EXTENSION } from './rate-limit-policies';
+import { BASE_POLICIES } from '../contract/rate-limit-policies';
+import { POLICIES_EXTENSION } from '../contract/route-metadata';
 
 /**
  * Documents rate limiting on every limited operation: the policies (`x-rate-limit-policies`,

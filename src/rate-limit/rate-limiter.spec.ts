@@ -3,7 +3,8 @@ import { ClsService } from 'nestjs-cls';
 import { ApiError } from '../common/errors/api-error';
 import { loadConfig } from '../config/app-config';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
-import { addressPartition, RateLimiter } from './rate-limiter';
+import { claimedClientId } from '../auth/token-request';
+import { addressPartition, RateLimiter, RateLimitOptions } from './rate-limiter';
 import { RateLimitStore } from './rate-limit-store';
 
 describe('addressPartition', () => {
@@ -32,14 +33,15 @@ describe('RateLimiter', () => {
   };
   const tokenRequest = (ip: string, clientId: string) => ({ ip, body: { client_id: clientId }, headers: {} }) as unknown as Request;
   const clientId = 'cli_0123456789abcdefghijkl';
+  const options: RateLimitOptions = { tokenClientOf: (req) => claimedClientId(req.body, req.headers.authorization) };
 
   it('announces the configured policies in header order', () => {
-    const limiter = new RateLimiter(new MemoryRateLimitStore(), fakeCls(), config);
+    const limiter = new RateLimiter(new MemoryRateLimitStore(), fakeCls(), config, options);
     expect(limiter.policyHeader(['company', 'client'])).toBe('"client";q=3;w=30, "company";q=1800;w=60');
   });
 
   it('charges the token policy per address and per well-formed client id at that address, and reports the tighter partition', async () => {
-    const limiter = new RateLimiter(new MemoryRateLimitStore(), fakeCls(), config);
+    const limiter = new RateLimiter(new MemoryRateLimitStore(), fakeCls(), config, options);
     const first = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.1', clientId), 2, 60_000));
     expect(first.stateHeader).toBe('"token";r=1;t=60');
     const elsewhere = await limiter.consume(limiter.demands('token', tokenRequest('198.51.100.2', clientId), 2, 60_000));
@@ -61,7 +63,7 @@ describe('RateLimiter', () => {
     const failing = { consume: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as RateLimitStore;
     const cls = fakeCls();
     cls.set('principal', { clientId, companyPublicId: 'cmp_x' });
-    const limiter = new RateLimiter(failing, cls, config);
+    const limiter = new RateLimiter(failing, cls, config, options);
     const error = await limiter.consume([{ policy: 'client', key: 'k', limit: 1, windowMs: 1000 }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('SERVICE_UNAVAILABLE');

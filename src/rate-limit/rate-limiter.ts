@@ -1,14 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
-import { claimedClientId } from '../auth/token-request';
 import { ApiError } from '../common/errors/api-error';
 import { Principal, principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { formatRateLimit, formatRateLimitPolicy, PolicyQuota, PolicyState } from './rate-limit-headers';
-import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from './rate-limit-policies';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 import { Counter, Demand, RateLimitStore } from './rate-limit-store';
 
 declare module '../common/http/request-context' {
@@ -17,6 +16,14 @@ declare module '../common/http/request-context' {
     rateLimit?: { demands: readonly PolicyDemand[]; counters: Counter[] };
   }
 }
+
+/** What rate limiting needs to know of the requests it counts, from the features that read them. */
+export interface RateLimitOptions {
+  /** The client id a token request names (in its body or its Basic credentials), if any. */
+  tokenClientOf(req: Request): string | undefined;
+}
+
+export const RATE_LIMIT_OPTIONS = Symbol('RATE_LIMIT_OPTIONS');
 
 /** A counter a policy charges: one per partition of the policy the request falls in. */
 export interface PolicyDemand extends Demand {
@@ -64,6 +71,7 @@ export class RateLimiter {
     private readonly store: RateLimitStore,
     private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
+    @Inject(RATE_LIMIT_OPTIONS) private readonly options: RateLimitOptions,
   ) {
     this.quotas = Object.fromEntries(RATE_LIMIT_POLICIES.map((policy) => [policy, { policy, ...config.rateLimits[policy] }])) as Record<
       RateLimitPolicyName,
@@ -153,7 +161,7 @@ export class RateLimiter {
 
   private partitions(policy: RateLimitPolicyName, req: Request): string[] {
     if (policy !== 'token') return [this.principalPartition(policy, principalOf(this.cls))];
-    const clientId = parseId('client', claimedClientId(req.body, req.headers.authorization));
+    const clientId = parseId('client', this.options.tokenClientOf(req));
     const address = addressPartition(req.ip);
     return [`address:${address}`, ...(clientId ? [tokenClientPartition(clientId, address)] : [])];
   }

@@ -1,7 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { IS_PUBLIC } from '../auth/auth.decorators';
-import { BASE_POLICIES, RateLimitPolicyName, ROUTE_POLICIES } from './rate-limit-policies';
+import { BASE_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
+import { IS_PUBLIC, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /**
  * The policies of the route `context` is about: the declared set, else the base policies for

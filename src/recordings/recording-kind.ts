@@ -1,4 +1,4 @@
-import { Scope } from '../auth/scopes';
+import { Scope } from '../contract/scopes';
 import { IdKind } from '../common/ids/public-id';
 
 /** Meetings and calls: one shape, one implementation, two collections. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { base, Faker, pt_BR } from '@faker-js/faker';
 import { DataSource, EntityManager } from 'typeorm';
-import { ALL_SCOPES } from '../auth/scopes';
+import { ALL_SCOPES } from '../contract/scopes';
 import { ClientsRepository } from '../clients/clients.repository';
 import { ClientsService } from '../clients/clients.service';
 import { CompaniesRepository } from '../companies/companies.repository';

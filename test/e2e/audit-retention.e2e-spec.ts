@@ -7,7 +7,7 @@ import { AuditReader } from '../../src/audit/audit-reader';
 import { AUDIT_LIMITS } from '../../src/audit/audit-event';
 import { AuditTrail } from '../../src/audit/audit-trail';
 import { auditPartitions, ensureAuditPartitions, monthStart, partitionName } from '../../src/audit/audit-schema';
-import { DatabaseUrls } from '../../src/config/runtime';
+import { DatabaseUrls } from '../../src/config/database-urls';
 import { Company } from '../../src/companies/company.entity';
 import { RecordingsFactory, Ref } from '../../src/seeding/recordings.factory';
 import { runCli } from '../support/cli';

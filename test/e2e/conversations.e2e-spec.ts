@@ -2,7 +2,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Client } from 'pg';
-import { Scope } from '../../src/auth/scopes';
+import { Scope } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';

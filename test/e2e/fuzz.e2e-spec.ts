@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_SCOPES, Scope } from '../../src/auth/scopes';
+import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { loadConfig } from '../../src/config/app-config';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';

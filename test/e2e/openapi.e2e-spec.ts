@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { DataSource } from 'typeorm';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { ALL_SCOPES } from '../../src/auth/scopes';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { ERROR_CODE_NAMES } from '../../src/common/errors/error-codes';
 import { loadConfig } from '../../src/config/app-config';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';

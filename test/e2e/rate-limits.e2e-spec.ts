@@ -1,7 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_SCOPES, Scope } from '../../src/auth/scopes';
+import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';

@@ -1,7 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_SCOPES } from '../../src/auth/scopes';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { loadConfig } from '../../src/config/app-config';
 import { DemoCredentials, DemoSeeder } from '../../src/seeding/demo-seeder';
 import { tokenFor } from '../support/credentials';

@@ -1,7 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_SCOPES } from '../../src/auth/scopes';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { CompaniesRepository } from '../../src/companies/companies.repository';
 import { CompaniesService } from '../../src/companies/companies.service';
 import { VolumeSeeder } from '../../src/seeding/volume-seeder';

@@ -6,7 +6,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { thumbprint, TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/auth/access-tokens';
-import { ALL_SCOPES } from '../../src/auth/scopes';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { basicAuth, clientsAdmin, createClient, requestToken, TestClient } from '../support/credentials';
 import { createCompany } from '../support/factories';

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config/app-config';
-import { DatabaseUrls } from '../../src/config/runtime';
+import { DatabaseUrls } from '../../src/config/database-urls';
 import { migrate } from '../../src/database/migrate';
 import { demoBanner, seedDemoOnFirstStart } from '../../src/seeding/first-start';
 import { assertTestDatabase } from '../support/test-app';

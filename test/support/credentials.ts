@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Scope } from '../../src/auth/scopes';
+import { Scope } from '../../src/contract/scopes';
 import { ClientsRepository } from '../../src/clients/clients.repository';
 import { ClientsService } from '../../src/clients/clients.service';
 import { CompaniesRepository } from '../../src/companies/companies.repository';

@@ -3,7 +3,7 @@
  * (not from the code), for the fuzzing e2e spec: the routes, their scopes, parameters and
  * listed error codes, and the answer a generated request must get.
  */
-import type { Scope } from '../../src/auth/scopes';
+import type { Scope } from '../../src/contract/scopes';
 
 /** The kinds of resource a path parameter names, and the id prefix of each (the spec's prefix table). */
 export const PATH_KINDS = { meeting: 'mtg_', call: 'call_', email: 'eml_', chat: 'wa_' } as const;

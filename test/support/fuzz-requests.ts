@@ -7,7 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { ALL_SCOPES } from '../../src/auth/scopes';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { basicAuth } from './credentials';
 import { Auth, KNOWN_PARAMS, PATH_KINDS, PathKind, RouteModel, V1_ROUTES, V1Call } from './fuzz-model';
 

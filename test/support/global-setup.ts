@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { prepareAuditStore } from '../../src/audit/audit-store';
-import { DatabaseUrls } from '../../src/config/runtime';
+import { DatabaseUrls } from '../../src/config/database-urls';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';
 

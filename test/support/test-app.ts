@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
-import { prepareRuntime } from '../../src/config/runtime';
+import { prepareRuntime } from '../../src/runtime';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { recordContract } from './contract-recorder';
 

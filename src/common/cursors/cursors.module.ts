@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { RuntimeSecrets } from '../../config/runtime';
+import { RuntimeSecrets } from '../../config/runtime-secrets';
 import { CursorCodec } from './cursor-codec';
 
 @Global()

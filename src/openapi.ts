@@ -1,16 +1,17 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { SCOPES } from '../../auth/scopes';
-import { documentRateLimits } from '../../rate-limit/rate-limit.openapi';
-import { AppConfig } from '../../config/app-config';
-import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './error-envelope.dto';
-import { upgradeToOpenApi31 } from './openapi-31';
-import { documentResponseHeaders } from './response-headers';
+import { SCOPES } from './contract/scopes';
+import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './common/openapi/error-envelope.dto';
+import { upgradeToOpenApi31 } from './common/openapi/openapi-31';
+import { documentResponseHeaders } from './common/openapi/response-headers';
+import { API_VERSION, CLIENT_BASIC_SCHEME, OAUTH2_SCHEME } from './common/openapi/security-schemes';
+import { AppConfig } from './config/app-config';
+import { documentRateLimits } from './rate-limit/rate-limit.openapi';
 
-export const API_VERSION = '0.1.0';
-export const OAUTH2_SCHEME = 'oauth2';
-/** HTTP Basic client authentication at the token endpoint (RFC 6749 §2.3.1). */
-export const CLIENT_BASIC_SCHEME = 'client_basic';
+/*
+ * The OpenAPI document, assembled from the routes' decorators, then completed by what the
+ * pipeline adds to every answer (rate limits, response headers) and written as OpenAPI 3.1.
+ */
 
 /** One tag per resource, in the order a reader meets them. */
 const TAGS: Array<[string, string]> = [
@@ -53,25 +54,4 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
   return document;
-}
-
-/**
- * `Content-Security-Policy` of `/docs`: Swagger UI's own scripts only (none inline), its styles
- * (it writes some inline), images and fonts from here or data URLs, requests ("try it out") to
- * this origin and the public base URL's, no framing, no plugins, no base or form targets.
- */
-export function docsContentSecurityPolicy(publicBaseUrl: string): string {
-  const api = new URL(publicBaseUrl).origin;
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    `connect-src 'self' ${api}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "object-src 'none'",
-  ].join('; ');
 }

@@ -2,32 +2,11 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
-import { AppConfig, ConfigError } from './app-config';
-import { PEM_BLOCK } from './environment';
-
-/** Where each kind of work connects. */
-export class DatabaseUrls {
-  constructor(
-    /** The API role: reads under row-level security. */
-    readonly api: string,
-    /** The schema owner: migrations, CLI writes, seeds. */
-    readonly owner: string,
-    /** Where audit rows are written. */
-    readonly audit: string,
-    /** Who creates the audit table when the audit database is not the main one. */
-    readonly auditOwner: string = owner,
-  ) {}
-}
-
-/** Secrets the service needs, from the environment or, outside production, generated once in DATA_DIR. */
-export class RuntimeSecrets {
-  constructor(
-    readonly cursorSecret: string,
-    readonly jwtPrivateKey: string,
-    readonly jwtPublicKeys: string[],
-  ) {}
-}
+import { AppConfig, ConfigError } from './config/app-config';
+import { DatabaseUrls } from './config/database-urls';
+import { PEM_BLOCK } from './config/environment';
+import { RuntimeSecrets } from './config/runtime-secrets';
+import { EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 
 export interface Runtime {
   config: AppConfig;

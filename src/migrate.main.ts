@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../config/app-config';
-import { prepareRuntime } from '../config/runtime';
-import { migrate } from './migrate';
+import { ConfigError, loadConfig } from './config/app-config';
+import { prepareRuntime } from './runtime';
+import { migrate } from './database/migrate';
 
 /** `npm run migration:run`: migrations and API-role grants, as the schema owner. */
 async function main(): Promise<void> {

@@ -1,0 +1,9 @@
+/** The named rate-limit policies (API decisions, "Rate limits"), in the order headers list them. */
+export const RATE_LIMIT_POLICIES = ['client', 'company', 'email_content', 'chat_content', 'token'] as const;
+export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICIES)[number];
+
+/** Policies every `/v1` route is governed by. */
+export const BASE_POLICIES: readonly RateLimitPolicyName[] = ['client', 'company'];
+
+/** Policies that govern a content route in addition to the base policies. */
+export type ContentPolicyName = 'email_content' | 'chat_content';

@@ -1,0 +1,16 @@
+/*
+ * Keys of what a route declares about itself: written by the decorators of the feature that
+ * owns the declaration (auth, rate limiting), read by the guards and the OpenAPI assembly.
+ */
+
+/** A route without a bearer token (probes, the token endpoint): `@Public()`. */
+export const IS_PUBLIC = 'auth:public';
+
+/** The scopes a route requires: `@Authenticated(...scopes)`. */
+export const REQUIRED_SCOPES = 'auth:scopes';
+
+/** A route's declared rate-limit policy set: `@RateLimitPolicies(...)`, `@ContentPolicy(...)`. */
+export const ROUTE_POLICIES = 'rate-limit:route-policies';
+
+/** OpenAPI operation extension listing the rate-limit policies of a route. */
+export const POLICIES_EXTENSION = 'x-rate-limit-policies';
