@@ -7,7 +7,7 @@ import { prepareRuntime } from './runtime';
 import { DatabaseRoleError } from './database/database-role-check';
 import { EmbeddedDatabaseError } from './database/embedded-postgres';
 import { migrate } from './database/migrate';
-import { ShutdownState } from './health/shutdown-state';
+import { ShutdownState } from './common/http/shutdown-state';
 
 async function main(): Promise<void> {
   const config = loadConfig();

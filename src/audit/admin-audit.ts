@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
-import { newRequestId } from '../common/http/request-id';
+import { newRequestId } from '../common/http/request-id.middleware';
 import { DatabaseUrls } from '../config/database-urls';
 
 /**

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { callerOf, RequestStore } from '../common/http/request-context';
-import { OAUTH_TOKEN_PATH } from '../common/http/request-surface';
+import { OAUTH_TOKEN_PATH } from '../common/http/request-surface.middleware';
 
 /** One row of the trail: who, what, when, and for a successful read the ids it returned. */
 export interface AuditEvent {

@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { FailedRequests } from '../common/errors/failed-requests';
 import { AuditFailures } from './audit-failures';
-import { AuditInterceptor } from './audit.interceptor';
 import { AuditTrail } from './audit-trail';
 
-/** The audit trail: its writer, the interceptor of successful answers, and the failure recorder. */
+/** The audit trail: its writer, and the failure recorder the exception filter tells (AuditInterceptor records successful answers). */
 @Global()
 @Module({
-  providers: [AuditTrail, AuditInterceptor, AuditFailures],
-  exports: [AuditTrail, AuditInterceptor, AuditFailures],
+  providers: [AuditTrail, { provide: FailedRequests, useClass: AuditFailures }],
+  exports: [AuditTrail, FailedRequests],
 })
 export class AuditModule {}

@@ -5,7 +5,6 @@ import { DatabaseUrls } from '../config/database-urls';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
 import { TenantTransaction } from './tenant-transaction';
-import { TenantTransactionInterceptor } from './tenant-transaction.interceptor';
 
 /**
  * The default data source. The API connects as the API role (reads under row-level
@@ -23,7 +22,7 @@ export class DatabaseModule {
   }
 
   private static build(role: 'api' | 'owner'): DynamicModule {
-    const providers = [TenantTransaction, TenantTransactionInterceptor, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
+    const providers = [TenantTransaction, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
     return {
       module: DatabaseModule,
       imports: [
@@ -45,7 +44,7 @@ export class DatabaseModule {
         }),
       ],
       providers,
-      exports: [TenantTransaction, TenantTransactionInterceptor],
+      exports: [TenantTransaction],
     };
   }
 }

@@ -6,7 +6,7 @@ import { Public } from '../auth/auth.decorators';
 import { RawResponse } from '../common/http/envelope.interceptor';
 import { AuditTrail } from '../audit/audit-trail';
 import { RateLimitStore } from '../rate-limit/rate-limit-store';
-import { ShutdownState } from './shutdown-state';
+import { ShutdownState } from '../common/http/shutdown-state';
 
 /**
  * Container probes: no auth, no rate limit, no audit, outside /v1. Liveness checks nothing

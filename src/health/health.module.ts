@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller';
-import { ShutdownState } from './shutdown-state';
+import { ShutdownState } from '../common/http/shutdown-state';
 
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AuditRecord } from '../../src/audit/audit-reader';
 import { AuditEvent } from '../../src/audit/audit-event';
 import { AuditTrail } from '../../src/audit/audit-trail';
-import { newRequestId } from '../../src/common/http/request-id';
+import { newRequestId } from '../../src/common/http/request-id.middleware';
 import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref } from '../../src/seeding/recordings.factory';

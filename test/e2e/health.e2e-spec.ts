@@ -1,6 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { ShutdownState } from '../../src/health/shutdown-state';
+import { ShutdownState } from '../../src/common/http/shutdown-state';
 import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
 import { createClient, requestToken } from '../support/credentials';
 import { createCompany } from '../support/factories';

@@ -1,6 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo, Socket } from 'node:net';
-import { MAX_HEADER_BYTES } from '../../src/common/http/http-server';
+import { MAX_HEADER_BYTES } from '../../src/common/http/hardened-express-adapter';
 import { createTestApp, sleep } from '../support/test-app';
 
 /** A raw HTTP/1.1 exchange: what the server wrote back and when it closed the socket. */

@@ -1,8 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { newRequestId, REQUEST_ID_HEADER } from '../http/request-id';
+import { newRequestId, REQUEST_ID_HEADER } from '../http/request-id.middleware';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
+import { FailedRequests } from './failed-requests';
 import { ErrorCode, GENERIC_INTERNAL_DETAIL, oauthErrorOf } from './error-codes';
 import { isDatabaseUnavailable } from './database-errors';
 
@@ -22,14 +23,14 @@ const STATUS_CODES: Record<number, ErrorCode> = {
  * the OAuth error shape on the token endpoint. Nothing of an unexpected error's cause
  * (stack, SQL, paths, payloads) reaches the client; it is logged with the request id.
  */
+@Injectable()
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   constructor(
     private readonly routes: RouteTable,
-    /** Told of every failure answered (the audit trail records it, best-effort). */
-    private readonly onFailure: (req: Request, status: number) => void = () => undefined,
+    private readonly failures: FailedRequests,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -55,7 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         ? { error: oauthErrorOf(error.code), error_description: error.detail }
         : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
-    this.onFailure(req, error.status);
+    this.failures.failed(req, error.status);
   }
 
   private toApiError(exception: unknown, req: Request): ApiError {
