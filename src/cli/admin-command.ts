@@ -1,10 +1,17 @@
 import { Inject } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
-import { AdminError } from '../common/errors/admin-error';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 
-/** Base of every admin command: the shared `--json` flag and the output contract. */
-export abstract class AdminCommand extends CommandRunner {
+/** Options every admin command takes. */
+export interface CommonOptions {
+  json?: boolean;
+}
+
+/**
+ * Base of every admin command: the shared `--json` flag and the output contract. `O` is the
+ * command's options as its `@Option` parsers produce them (an option not given is absent).
+ */
+export abstract class AdminCommand<O extends CommonOptions = CommonOptions> extends CommandRunner {
   @Inject(CLI_OUTPUT) protected readonly output: CliOutput;
 
   @Option({ flags: '--json', description: 'print one JSON object on stdout' })
@@ -12,7 +19,7 @@ export abstract class AdminCommand extends CommandRunner {
     return true;
   }
 
-  async run(params: string[], options: Record<string, unknown>): Promise<void> {
+  async run(params: string[], options: O): Promise<void> {
     try {
       await this.execute(params, options);
     } catch (error) {
@@ -20,12 +27,5 @@ export abstract class AdminCommand extends CommandRunner {
     }
   }
 
-  protected abstract execute(params: string[], options: Record<string, unknown>): Promise<void>;
-}
-
-export function requireOption(options: Record<string, unknown>, name: string): string {
-  const value = options[name];
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new AdminError('INVALID_ARGUMENTS', `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
-  return value.trim();
+  protected abstract execute(params: string[], options: O): Promise<void>;
 }

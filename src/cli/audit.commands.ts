@@ -4,16 +4,22 @@ import { AuditMaintenance } from '../audit/audit-maintenance';
 import { AuditReader } from '../audit/audit-reader';
 import { AppConfig } from '../config/app-config';
 import { AdminError } from '../common/errors/admin-error';
-import { Instant } from '../common/validation/instant';
 import { CompaniesService } from '../companies/companies.service';
-import { AdminCommand, requireOption } from './admin-command';
+import { AdminCommand, CommonOptions } from './admin-command';
+import { instantOption, integerOption, required, textOption } from './option-parsers';
 import { progressBar } from './cli-output';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 
+interface AuditTailOptions extends CommonOptions {
+  company?: string;
+  since?: string;
+  limit?: number;
+}
+
 @Command({ name: 'audit:tail', description: "print a company's latest audit events, oldest first" })
-export class AuditTailCommand extends AdminCommand {
+export class AuditTailCommand extends AdminCommand<AuditTailOptions> {
   constructor(
     private readonly companies: CompaniesService,
     private readonly audit: AuditReader,
@@ -23,31 +29,22 @@ export class AuditTailCommand extends AdminCommand {
 
   @Option({ flags: '--company <id>', description: 'company id (cmp_…)' })
   parseCompany(value: string): string {
-    return value;
+    return textOption('company', value);
   }
 
   @Option({ flags: '--since <instant>', description: 'only events after this RFC 3339 instant (with an offset)' })
   parseSince(value: string): string {
-    return value;
+    return instantOption('since', value);
   }
 
   @Option({ flags: '--limit <n>', description: `how many of the latest events (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT})` })
-  parseLimit(value: string): string {
-    return value;
+  parseLimit(value: string): number {
+    return integerOption('limit', value, 1, MAX_LIMIT);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const company = await this.companies.get(requireOption(options, 'company'));
-    const limit = options.limit === undefined ? DEFAULT_LIMIT : Number(options.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-      throw new AdminError('INVALID_ARGUMENTS', `--limit must be an integer from 1 to ${MAX_LIMIT}`);
-    let since: string | undefined;
-    if (options.since !== undefined) {
-      const instant = Instant.parse(String(options.since));
-      if (!instant) throw new AdminError('INVALID_ARGUMENTS', '--since must be an RFC 3339 date-time with an offset');
-      since = instant.iso;
-    }
-    const events = await this.audit.tail(company.publicId, limit, since);
+  protected async execute(_params: string[], options: AuditTailOptions): Promise<void> {
+    const company = await this.companies.get(required(options.company, 'company'));
+    const events = await this.audit.tail(company.publicId, options.limit ?? DEFAULT_LIMIT, options.since);
     const text = events.map(
       (e) => `${e.occurred_at} ${e.request_id} ${e.status} ${e.method} ${e.route ?? '(no route)'} ${e.client ?? '-'} ${e.address ?? '-'}`,
     );
@@ -55,18 +52,17 @@ export class AuditTailCommand extends AdminCommand {
   }
 }
 
-/** An RFC 3339 option as the UTC text PostgreSQL reads exactly. */
-function instantOption(options: Record<string, unknown>, name: string): string {
-  const instant = Instant.parse(requireOption(options, name));
-  if (!instant) throw new AdminError('INVALID_ARGUMENTS', `--${name} must be an RFC 3339 date-time with an offset`);
-  return instant.iso;
+interface AuditExportOptions extends CommonOptions {
+  from?: string;
+  to?: string;
+  company?: string;
 }
 
 @Command({
   name: 'audit:export',
   description: 'write the audit events of a window as NDJSON on stdout (one event per line), oldest first',
 })
-export class AuditExportCommand extends AdminCommand {
+export class AuditExportCommand extends AdminCommand<AuditExportOptions> {
   constructor(
     private readonly companies: CompaniesService,
     private readonly audit: AuditReader,
@@ -76,23 +72,23 @@ export class AuditExportCommand extends AdminCommand {
 
   @Option({ flags: '--from <instant>', description: 'first instant of the window, included (RFC 3339 with an offset)' })
   parseFrom(value: string): string {
-    return value;
+    return instantOption('from', value);
   }
 
   @Option({ flags: '--to <instant>', description: 'end of the window, excluded (RFC 3339 with an offset)' })
   parseTo(value: string): string {
-    return value;
+    return instantOption('to', value);
   }
 
   @Option({ flags: '--company <id>', description: "only this company's events (cmp_…)" })
   parseCompany(value: string): string {
-    return value;
+    return textOption('company', value);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const [from, to] = [instantOption(options, 'from'), instantOption(options, 'to')];
+  protected async execute(_params: string[], options: AuditExportOptions): Promise<void> {
+    const [from, to] = [required(options.from, 'from'), required(options.to, 'to')];
     if (from >= to) throw new AdminError('INVALID_ARGUMENTS', '--from must be earlier than --to');
-    const company = options.company === undefined ? undefined : (await this.companies.get(String(options.company))).publicId;
+    const company = options.company === undefined ? undefined : (await this.companies.get(options.company)).publicId;
     const bar = process.stderr.isTTY ? progressBar() : undefined;
     const written = await this.audit.export(
       { from, to, company },

@@ -1,4 +1,7 @@
-import { AdminError } from '../common/errors/admin-error';
+import { AdminError, AdminErrorCode } from '../common/errors/admin-error';
+import { isDatabaseUnavailable } from '../common/errors/database-errors';
+import { ConfigError } from '../config/app-config';
+import { EmbeddedDatabaseError } from '../database/embedded-postgres';
 import type { Progress } from '../seeding/volume-seeder';
 
 /**
@@ -20,13 +23,13 @@ export class CliOutput {
   }
 }
 
-function describeFailure(error: unknown): { code: string; message: string } {
-  if (error instanceof AdminError) return { code: error.code, message: error.message };
-  const coded = error as { code?: unknown; message?: unknown } | null;
-  if (coded && typeof coded.code === 'string' && /^[A-Z][A-Z_]+$/.test(coded.code) && typeof coded.message === 'string') {
-    return { code: coded.code, message: coded.message };
-  }
-  return { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
+function describeFailure(error: unknown): { code: AdminErrorCode; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof AdminError) return { code: error.code, message };
+  if (error instanceof ConfigError) return { code: 'INVALID_CONFIGURATION', message };
+  if (error instanceof EmbeddedDatabaseError) return { code: 'EMBEDDED_DATABASE_UNAVAILABLE', message };
+  if (isDatabaseUnavailable(error)) return { code: 'DATABASE_UNAVAILABLE', message };
+  return { code: 'INTERNAL_ERROR', message };
 }
 
 export const CLI_OUTPUT = Symbol('CliOutput');

@@ -2,55 +2,76 @@ import { Injectable } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ClientStatus } from '../clients/api-client.entity';
 import { AdminAudit } from '../audit/admin-audit';
-import { ClientsService } from '../clients/clients.service';
+import { ClientsService, parseCidrList, parseScopeList } from '../clients/clients.service';
+import { Scope } from '../contract/scopes';
 import { AdminError } from '../common/errors/admin-error';
-import { AdminCommand, requireOption } from './admin-command';
+import { AdminCommand, CommonOptions } from './admin-command';
+import { required, textOption } from './option-parsers';
+
+interface ClientOptions extends CommonOptions {
+  client?: string;
+}
+
+interface CompanyOptions extends CommonOptions {
+  company?: string;
+}
+
+interface ClientCreateOptions extends CommonOptions {
+  company?: string;
+  name?: string;
+  scopes?: Scope[];
+  cidrs?: string[];
+}
+
+interface ClientSetCidrsOptions extends ClientOptions {
+  cidrs?: string[];
+}
 
 /** Base of the commands that act on one client (`--client cli_…`); @Injectable so subclasses inherit its constructor's types. */
 @Injectable()
-abstract class ClientCommand extends AdminCommand {
+abstract class ClientCommand<O extends ClientOptions = ClientOptions> extends AdminCommand<O> {
   constructor(protected readonly clients: ClientsService) {
     super();
   }
 
   @Option({ flags: '--client <id>', description: 'client id (cli_…)' })
   parseClient(value: string): string {
-    return value;
+    return textOption('client', value);
   }
 }
 
 @Command({ name: 'client:create', description: 'create an API client; prints its secret once' })
-export class ClientCreateCommand extends AdminCommand {
+export class ClientCreateCommand extends AdminCommand<ClientCreateOptions> {
   constructor(private readonly clients: ClientsService) {
     super();
   }
 
   @Option({ flags: '--company <id>', description: 'company id (cmp_…)' })
   parseCompany(value: string): string {
-    return value;
+    return textOption('company', value);
   }
 
   @Option({ flags: '--name <name>', description: 'client name (1 to 200 characters)' })
   parseName(value: string): string {
-    return value;
+    return textOption('name', value);
   }
 
   @Option({ flags: '--scopes <scopes>', description: 'space-separated scopes, e.g. "meetings.read calls.read"' })
-  parseScopes(value: string): string {
-    return value;
+  parseScopes(value: string): Scope[] {
+    return parseScopeList(value);
   }
 
   @Option({ flags: '--cidrs <cidrs>', description: 'optional address allow-list, e.g. "203.0.113.0/24 2001:db8::/32"' })
-  parseCidrs(value: string): string {
-    return value;
+  parseCidrs(value: string): string[] {
+    return parseCidrList(value);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
+  protected async execute(_params: string[], options: ClientCreateOptions): Promise<void> {
     const created = await this.clients.create({
-      company: requireOption(options, 'company'),
-      name: requireOption(options, 'name'),
-      scopes: requireOption(options, 'scopes'),
-      cidrs: typeof options.cidrs === 'string' ? options.cidrs : undefined,
+      company: required(options.company, 'company'),
+      name: required(options.name, 'name'),
+      scopes: required(options.scopes, 'scopes'),
+      cidrs: options.cidrs,
     });
     this.output.result(
       created,
@@ -65,18 +86,18 @@ export class ClientCreateCommand extends AdminCommand {
 }
 
 @Command({ name: 'client:list', description: "list a company's API clients (never a secret)" })
-export class ClientListCommand extends AdminCommand {
+export class ClientListCommand extends AdminCommand<CompanyOptions> {
   constructor(private readonly clients: ClientsService) {
     super();
   }
 
   @Option({ flags: '--company <id>', description: 'company id (cmp_…)' })
   parseCompany(value: string): string {
-    return value;
+    return textOption('company', value);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const data = await this.clients.list(requireOption(options, 'company'));
+  protected async execute(_params: string[], options: CompanyOptions): Promise<void> {
+    const data = await this.clients.list(required(options.company, 'company'));
     const lines = data.map(
       (c) =>
         `${c.client_id}  ${c.status.padEnd(8)}  ${c.name}  [${c.scopes.join(' ')}]${c.cidrs.length ? `  cidrs: ${c.cidrs.join(' ')}` : ''}`,
@@ -87,8 +108,8 @@ export class ClientListCommand extends AdminCommand {
 
 @Command({ name: 'client:rotate-secret', description: 'issue a new secret; the previous one works for SECRET_GRACE_SECONDS' })
 export class ClientRotateSecretCommand extends ClientCommand {
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const rotated = await this.clients.rotateSecret(requireOption(options, 'client'));
+  protected async execute(_params: string[], options: ClientOptions): Promise<void> {
+    const rotated = await this.clients.rotateSecret(required(options.client, 'client'));
     this.output.result(
       rotated,
       [
@@ -112,8 +133,8 @@ export class ClientExpirePreviousSecretCommand extends ClientCommand {
     super(clients);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const { company_id, ...ended } = await this.clients.expirePreviousSecret(requireOption(options, 'client'));
+  protected async execute(_params: string[], options: ClientOptions): Promise<void> {
+    const { company_id, ...ended } = await this.clients.expirePreviousSecret(required(options.client, 'client'));
     await this.audit.record({ command: 'client:expire-previous-secret', company: company_id, client: ended.client_id });
     this.output.result(ended, `client_id: ${ended.client_id}\nprevious secrets ended: ${ended.expired_secrets}`);
   }
@@ -123,8 +144,8 @@ export class ClientExpirePreviousSecretCommand extends ClientCommand {
 abstract class ClientStatusCommand extends ClientCommand {
   protected abstract readonly status: ClientStatus;
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    const result = await this.clients.setStatus(requireOption(options, 'client'), this.status);
+  protected async execute(_params: string[], options: ClientOptions): Promise<void> {
+    const result = await this.clients.setStatus(required(options.client, 'client'), this.status);
     this.output.result(result, `${result.client_id}: ${result.status}`);
   }
 }
@@ -145,16 +166,15 @@ export class ClientEnableCommand extends ClientStatusCommand {
 }
 
 @Command({ name: 'client:set-cidrs', description: 'replace the address allow-list ("" clears it)' })
-export class ClientSetCidrsCommand extends ClientCommand {
+export class ClientSetCidrsCommand extends ClientCommand<ClientSetCidrsOptions> {
   @Option({ flags: '--cidrs <cidrs>', description: 'space-separated CIDRs; an empty string clears the list' })
-  parseCidrs(value: string): string {
-    return value;
+  parseCidrs(value: string): string[] {
+    return parseCidrList(value);
   }
 
-  protected async execute(_params: string[], options: Record<string, unknown>): Promise<void> {
-    if (typeof options.cidrs !== 'string')
-      throw new AdminError('INVALID_ARGUMENTS', '--cidrs is required (an empty string clears the list)');
-    const result = await this.clients.setCidrs(requireOption(options, 'client'), options.cidrs);
+  protected async execute(_params: string[], options: ClientSetCidrsOptions): Promise<void> {
+    if (options.cidrs === undefined) throw new AdminError('INVALID_ARGUMENTS', '--cidrs is required (an empty string clears the list)');
+    const result = await this.clients.setCidrs(required(options.client, 'client'), options.cidrs);
     this.output.result(result, `${result.client_id}: ${result.cidrs.length ? result.cidrs.join(' ') : 'any address'}`);
   }
 }

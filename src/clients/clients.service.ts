@@ -34,14 +34,15 @@ export class ClientsService {
   async create(input: {
     company: string;
     name: string;
-    scopes: string;
-    cidrs?: string;
+    scopes: Scope[];
+    cidrs?: string[];
   }): Promise<{ client_id: string; client_secret: string; scopes: string[] }> {
     const company = await this.companies.get(input.company);
     const name = input.name.trim();
     if (name.length < 1 || name.length > 200) throw new AdminError('INVALID_ARGUMENTS', '--name must be 1 to 200 characters');
-    const scopes = parseScopes(input.scopes);
-    const cidrs = parseCidrs(input.cidrs ?? '');
+    const scopes = ALL_SCOPES.filter((scope) => input.scopes.includes(scope));
+    if (scopes.length === 0) throw new AdminError('INVALID_ARGUMENTS', `--scopes needs at least one of ${ALL_SCOPES.join(' ')}`);
+    const cidrs = input.cidrs ?? [];
     const secret = generateClientSecret();
     const client = await this.clients.create({ companyId: company.id, name, scopes, cidrs, secretHash: hashClientSecret(secret) });
     return { client_id: client.publicId, client_secret: secret, scopes: client.scopes };
@@ -101,10 +102,10 @@ export class ClientsService {
     return { client_id: updated.publicId, status: updated.status };
   }
 
-  /** Replaces the address allow-list; an empty string clears it. */
-  async setCidrs(clientPublicId: string, cidrs: string): Promise<{ client_id: string; cidrs: string[] }> {
+  /** Replaces the address allow-list; an empty list clears it. */
+  async setCidrs(clientPublicId: string, cidrs: string[]): Promise<{ client_id: string; cidrs: string[] }> {
     const client = await this.get(clientPublicId);
-    const updated = await this.clients.setCidrs(client, parseCidrs(cidrs));
+    const updated = await this.clients.setCidrs(client, cidrs);
     return { client_id: updated.publicId, cidrs: updated.cidrs };
   }
 
@@ -117,7 +118,7 @@ export class ClientsService {
 }
 
 /** Space- or comma-separated scope names, in the canonical order of the scope table. */
-function parseScopes(text: string): Scope[] {
+export function parseScopeList(text: string): Scope[] {
   const names = text.split(/[\s,]+/).filter(Boolean);
   const unknown = names.filter((n) => !(ALL_SCOPES as string[]).includes(n));
   if (unknown.length > 0)
@@ -129,7 +130,8 @@ function parseScopes(text: string): Scope[] {
   return ALL_SCOPES.filter((s) => names.includes(s));
 }
 
-function parseCidrs(text: string): string[] {
+/** Space-separated CIDRs in network form (an empty text: no allow-list). */
+export function parseCidrList(text: string): string[] {
   try {
     return AddressAllowList.parse(text).cidrs;
   } catch (error) {

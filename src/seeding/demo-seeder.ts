@@ -99,7 +99,7 @@ export class DemoSeeder {
     const client = await this.clients.create({
       company: company.publicId,
       name: 'Demo integration',
-      scopes: ALL_SCOPES.join(' '),
+      scopes: ALL_SCOPES,
     });
     return { company_id: company.publicId, client_id: client.client_id, client_secret: client.client_secret };
   }

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { thumbprint } from '../../src/auth/access-tokens';
 import { Company } from '../../src/companies/company.entity';
 import { clientsAdmin, createClient, TestClient, tokenFor } from '../support/credentials';
+import { parseCidrList } from '../../src/clients/clients.service';
 import { createCompany } from '../support/factories';
 import { expectError } from '../support/http';
 import { PipelineProbeModule } from '../support/pipeline-probe.module';
@@ -271,7 +272,7 @@ describe('bearer authentication on /v1', () => {
       const c = await createClient(owner, company);
       const t = await tokenFor(proxy.http(), c);
       await from('198.51.100.10', t).expect(200);
-      await clientsAdmin(owner).setCidrs(c.clientId, '203.0.113.0/24');
+      await clientsAdmin(owner).setCidrs(c.clientId, parseCidrList('203.0.113.0/24'));
       expectError(await from('198.51.100.10', t), 401, 'INVALID_ACCESS_TOKEN');
       await from('203.0.113.5', t).expect(200);
     });

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/contract/scopes';
 import { ClientsRepository } from '../../src/clients/clients.repository';
-import { ClientsService } from '../../src/clients/clients.service';
+import { ClientsService, parseCidrList } from '../../src/clients/clients.service';
 import { CompaniesRepository } from '../../src/companies/companies.repository';
 import { CompaniesService } from '../../src/companies/companies.service';
 import { Company } from '../../src/companies/company.entity';
@@ -29,8 +29,8 @@ export async function createClient(
   const created = await clientsAdmin(owner).create({
     company: company.publicId,
     name: options.name ?? 'Test client',
-    scopes: (options.scopes ?? ['meetings.read', 'calls.read']).join(' '),
-    cidrs: options.cidrs,
+    scopes: options.scopes ?? ['meetings.read', 'calls.read'],
+    cidrs: options.cidrs === undefined ? undefined : parseCidrList(options.cidrs),
   });
   return { clientId: created.client_id, clientSecret: created.client_secret, scopes: created.scopes };
 }

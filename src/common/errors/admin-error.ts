@@ -1,10 +1,26 @@
 /**
- * A refused admin operation (CLI commands, seeds), with a stable code such as
- * `CLIENT_NOT_FOUND` or `ROTATION_IN_PROGRESS`; the CLI prints it as `{"error": {"code", "message"}}`.
+ * The admin CLI's error codes, one table like the API's (error-codes.ts): what each means to
+ * an operator. The CLI prints a failure as `{"error": {"code", "message"}}` with `--json`,
+ * else `error: <message> (<code>)` on stderr, and exits 1.
  */
+export const ADMIN_ERROR_CODES = {
+  INVALID_ARGUMENTS: 'An option is missing, unknown or malformed; nothing was changed.',
+  INVALID_CONFIGURATION: 'An environment variable is invalid (the message names it); nothing was touched.',
+  COMPANY_NOT_FOUND: 'No company has that id.',
+  CLIENT_NOT_FOUND: 'No client has that id.',
+  CLIENT_REVOKED: 'The client is revoked: revocation is final, create a new client.',
+  ROTATION_IN_PROGRESS: 'Two secrets are valid already; wait for the grace to end or expire the previous secret.',
+  EMBEDDED_DATABASE_UNAVAILABLE: 'The embedded PostgreSQL could not be started or reached (the message says what to do).',
+  DATABASE_UNAVAILABLE: 'PostgreSQL could not be reached or refused the work for now; retry.',
+  INTERNAL_ERROR: 'Anything else: a bug, with its message.',
+} as const;
+
+export type AdminErrorCode = keyof typeof ADMIN_ERROR_CODES;
+
+/** A refused admin operation (CLI commands, seeds), with a code of ADMIN_ERROR_CODES. */
 export class AdminError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: AdminErrorCode,
     message: string,
   ) {
     super(message);
