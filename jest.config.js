@@ -1,7 +1,8 @@
 /**
  * Three tiers, one run (`npm test`), each also on its own (`npm run test:unit|test:medium|test:e2e`,
  * or `npx jest --selectProjects <name>`):
- * - unit: specs beside the code (src/, bench/); no database, no test app, nothing started;
+ * - unit: specs beside the code (src/, bench/, and the test helpers' own in test/support/); no
+ *   database, no test app, nothing started;
  * - medium and e2e: specs under test/ against a real PostgreSQL, every test app's answers checked
  *   against the OpenAPI document (test/support/contract-check.ts).
  *
@@ -30,7 +31,7 @@ module.exports = {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
-    { ...common, displayName: 'unit', testRegex: '/(src|bench)/.*\\.spec\\.ts$' },
+    { ...common, displayName: 'unit', testRegex: '/(src|bench|test/support)/.*\\.spec\\.ts$' },
     { ...withDatabase, displayName: 'medium', testRegex: '/test/medium/.*\\.medium-spec\\.ts$' },
     { ...withDatabase, displayName: 'e2e', testRegex: '/test/e2e/.*\\.e2e-spec\\.ts$' },
   ],
