@@ -1,14 +1,38 @@
-/** Three tiers, one run: unit specs beside the code (src/, bench/), medium and e2e specs under test/ against a real PostgreSQL. */
-module.exports = {
+/**
+ * Three tiers, one run (`npm test`), each also on its own (`npm run test:unit|test:medium|test:e2e`,
+ * or `npx jest --selectProjects <name>`):
+ * - unit: specs beside the code (src/, bench/, and the test helpers' own in test/support/); no
+ *   database, no test app, nothing started;
+ * - medium and e2e: specs under test/ against a real PostgreSQL, every test app's answers checked
+ *   against the OpenAPI document (test/support/contract-check.ts).
+ *
+ * The database is started by a *project's* global setup: Jest runs a project's globalSetup only
+ * when at least one test of that project is selected, and runs each distinct module once per
+ * run, so a run of unit specs alone starts no PostgreSQL, and a run of medium and e2e specs
+ * starts it once. testTimeout and reporters are global options: they stay at the top level.
+ */
+const common = {
+  rootDir: __dirname,
   moduleFileExtensions: ['js', 'json', 'ts'],
-  rootDir: '.',
-  testRegex: '((src|bench)/.*\\.spec\\.ts|test/.*\\.(e2e|medium)-spec\\.ts)$',
   transform: { '^.+\\.ts$': 'ts-jest' },
   testEnvironment: 'node',
+};
+
+const withDatabase = {
+  ...common,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Every answer of every test app is checked against the OpenAPI document (test/support/contract-recorder.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/contract-check.ts'],
+};
+
+module.exports = {
+  rootDir: __dirname,
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  projects: [
+    { ...common, displayName: 'unit', testRegex: '/(src|bench|test/support)/.*\\.spec\\.ts$' },
+    { ...withDatabase, displayName: 'medium', testRegex: '/test/medium/.*\\.medium-spec\\.ts$' },
+    { ...withDatabase, displayName: 'e2e', testRegex: '/test/e2e/.*\\.e2e-spec\\.ts$' },
+  ],
 };

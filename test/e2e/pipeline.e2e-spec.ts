@@ -3,6 +3,7 @@ import request from 'supertest';
 import { ERROR_CODES, ErrorCode, GENERIC_INTERNAL_DETAIL } from '../../src/common/errors/error-codes';
 import { PipelineProbeModule, PROBE_ITEMS } from '../support/pipeline-probe.module';
 import { createTestApp } from '../support/test-app';
+import { walkPages } from '../support/walk-pages';
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{22}$/;
 
@@ -164,21 +165,17 @@ describe('request pipeline', () => {
 
   describe('cursors', () => {
     it('visits every item exactly once and ends with has_more false', async () => {
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
+      const { items: seen, pages } = await walkPages<string, string>(async (cursor) => {
         const res: request.Response = await http
           .get('/v1/_probe/items')
           .query({ limit: 4, ...(cursor ? { cursor } : {}) })
           .expect(200);
-        seen.push(...res.body.data.map((i: { id: string }) => i.id));
-        cursor = res.body.pagination.next_cursor;
-        expect(res.body.pagination.has_more).toBe(cursor !== null);
-        pages++;
-      } while (cursor);
+        const next: string | null = res.body.pagination.next_cursor;
+        expect(res.body.pagination.has_more).toBe(next !== null);
+        return { items: res.body.data.map((i: { id: string }) => i.id), next };
+      });
       expect(seen).toEqual(PROBE_ITEMS.map((i) => i.id));
-      expect(pages).toBe(Math.ceil(PROBE_ITEMS.length / 4));
+      expect(pages.length).toBe(Math.ceil(PROBE_ITEMS.length / 4));
     });
 
     it('lets limit change between pages', async () => {

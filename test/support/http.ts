@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { walkPages } from './walk-pages';
 
 /** A `/v1` error: its status, its code, the request id of the header, and no caching. */
 export function expectError(res: request.Response, status: number, code: string): void {
@@ -13,8 +14,8 @@ type ListedRecord = Record<string, any>;
 
 /**
  * Every item of a keyset list, following `next_cursor` until `has_more` is false, with the
- * page size cycling through `limits`. Checks each page's pagination object on the way;
- * `between(page)` runs after each page (to change data mid-traversal).
+ * page size cycling through `limits` (walkPages over the HTTP list). Checks each page's
+ * pagination object on the way; `between(page)` runs after each page (to change data mid-traversal).
  */
 export async function traverse(
   fetch: (url: string) => request.Test,
@@ -22,19 +23,15 @@ export async function traverse(
   limits: number[],
   between: (page: number) => Promise<void> = async () => undefined,
 ): Promise<{ ids: string[]; pages: number; records: ListedRecord[] }> {
-  const records: ListedRecord[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const limit = limits[pages % limits.length];
+  const { items: records, pages } = await walkPages<ListedRecord, string>(async (cursor, page) => {
+    const limit = limits[page % limits.length];
     const sep = url.includes('?') ? '&' : '?';
     const res: request.Response = await fetch(`${url}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
     expect(res.body.pagination.limit).toBe(limit);
     expect(res.body.pagination.next_cursor === null).toBe(!res.body.pagination.has_more);
-    records.push(...res.body.data);
-    cursor = res.body.pagination.next_cursor;
-    await between(pages++);
-  } while (cursor);
-  return { ids: records.map((r) => r.id as string), pages, records };
+    await between(page);
+    return { items: res.body.data, next: res.body.pagination.next_cursor };
+  });
+  return { ids: records.map((r) => r.id as string), pages: pages.length, records };
 }
