@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
 import { caught, httpContext } from '../../test/support/execution-context';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { Principal } from '../common/http/request-context';
 import { AuthErrors } from './auth-errors';
 import { Public } from './auth.decorators';
 import { BearerAuthGuard } from './bearer-auth.guard';
@@ -92,7 +92,7 @@ describe('BearerAuthGuard', () => {
       const { outcome, req } = run('Bearer good-token');
       await expect(outcome).resolves.toBe(true);
       expect((req as unknown as { user: unknown }).user).toEqual(PRINCIPAL);
-      expect(cls.get(CTX.principal)).toEqual(PRINCIPAL);
+      expect(cls.get('principal')).toEqual(PRINCIPAL);
       expect(checked).toEqual([['good-token', '203.0.113.9']]);
     });
 
@@ -112,7 +112,7 @@ describe('BearerAuthGuard', () => {
         await expect(Promise.resolve(guard.canActivate(context))).resolves.toBe(true);
       }
       expect(checked).toEqual([]);
-      expect(cls.has(CTX.principal)).toBe(false);
+      expect(cls.has('principal')).toBe(false);
     });
   });
 
@@ -154,7 +154,7 @@ describe('BearerAuthGuard', () => {
         'Bearer realm="conversation-read-api", error="invalid_token", error_description="The access token is no longer valid; request a new one."',
       );
       expect(checked).toEqual([['stale-token', '203.0.113.9']]);
-      expect(cls.has(CTX.principal)).toBe(false);
+      expect(cls.has('principal')).toBe(false);
       expect((req as unknown as { user?: unknown }).user).toBeUndefined();
     });
 

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
 import { caught, httpContext } from '../../test/support/execution-context';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { Principal } from '../common/http/request-context';
 import { Authenticated, Public } from './auth.decorators';
 import { ScopesGuard } from './scopes.guard';
 
@@ -44,7 +44,7 @@ const principal = (scopes: string[]): Principal => ({
 /** The guard with the real Reflector over decorated routes, and a CLS that is a map. */
 describe('ScopesGuard', () => {
   const guardWith = (caller: Principal | undefined) => {
-    const store = new Map<string, unknown>(caller ? [[CTX.principal, caller]] : []);
+    const store = new Map<string, unknown>(caller ? [['principal', caller]] : []);
     return new ScopesGuard(new Reflector(), { get: (key: string) => store.get(key) } as unknown as ClsService);
   };
 

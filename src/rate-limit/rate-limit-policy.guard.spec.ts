@@ -5,7 +5,8 @@ import { httpContext } from '../../test/support/execution-context';
 import { Authenticated, Public } from '../auth/auth.decorators';
 import { loadConfig } from '../config/app-config';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
-import { ContentPolicy, RateLimitPolicies, RateLimitPolicyName } from './rate-limit-policies';
+import { RateLimitPolicyName } from '../contract/rate-limit-policies';
+import { ContentPolicy, RateLimitPolicies } from './rate-limit.decorators';
 import { RateLimitPolicyGuard } from './rate-limit-policy.guard';
 import { RateLimiter } from './rate-limiter';
 
@@ -69,7 +70,10 @@ describe('RateLimitPolicyGuard', () => {
   it('announces the configured quotas, in header order, with the real limiter and no caller at all', () => {
     const emptyCls = { get: () => undefined, set: () => undefined } as unknown as ClsService;
     const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_CLIENT: '3/30', RATE_LIMIT_EMAIL_CONTENT: '7/120' });
-    const guard = new RateLimitPolicyGuard(new Reflector(), new RateLimiter(new MemoryRateLimitStore(), emptyCls, config));
+    const guard = new RateLimitPolicyGuard(
+      new Reflector(),
+      new RateLimiter(new MemoryRateLimitStore(), emptyCls, config, { tokenClientOf: () => undefined }),
+    );
     const { context, res } = httpContext(Routes, 'emailMessages', { headers: {} });
     expect(guard.canActivate(context)).toBe(true);
     expect(res.getHeader('RateLimit-Policy')).toBe('"client";q=3;w=30, "company";q=1800;w=60, "email_content";q=7;w=120');

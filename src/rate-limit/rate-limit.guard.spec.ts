@@ -6,10 +6,11 @@ import { ClsService } from 'nestjs-cls';
 import { caught, httpContext } from '../../test/support/execution-context';
 import { Authenticated, Public } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
-import { CTX, Principal } from '../common/http/request-context';
+import { Principal } from '../common/http/request-context';
 import { loadConfig } from '../config/app-config';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
-import { ContentPolicy, RATE_LIMIT_POLICIES, RateLimitPolicies, RateLimitPolicyName } from './rate-limit-policies';
+import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
+import { ContentPolicy, RateLimitPolicies } from './rate-limit.decorators';
 import { RateLimitGuard } from './rate-limit.guard';
 import { PolicyDemand, RateLimiter, RateLimitVerdict } from './rate-limiter';
 import { routePolicies } from './route-policies';
@@ -156,9 +157,9 @@ describe('RateLimitGuard', () => {
 
     beforeEach(async () => {
       store = new MemoryRateLimitStore(() => 0);
-      const values = new Map<string, unknown>([[CTX.principal, principal]]);
+      const values = new Map<string, unknown>([['principal', principal]]);
       const cls = { get: (k: string) => values.get(k), set: (k: string, v: unknown) => values.set(k, v) } as unknown as ClsService;
-      guard = await guardWith(new RateLimiter(store, cls, loadConfig({ NODE_ENV: 'test' })));
+      guard = await guardWith(new RateLimiter(store, cls, loadConfig({ NODE_ENV: 'test' }), { tokenClientOf: () => undefined }));
     });
     afterEach(() => store.onModuleDestroy());
 
