@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SCOPES } from './contract/scopes';
-import { ErrorEnvelope, OAuthErrorBody, PaginationDto } from './common/openapi/error-envelope.dto';
+import { ErrorEnvelope } from './common/openapi/error-envelope.dto';
+import { OAuthErrorBody } from './common/openapi/oauth-error.dto';
+import { PaginationDto } from './common/openapi/pagination.dto';
 import { upgradeToOpenApi31 } from './common/openapi/openapi-31';
 import { documentResponseHeaders } from './common/openapi/response-headers';
 import { API_VERSION, CLIENT_BASIC_SCHEME, OAUTH2_SCHEME } from './common/openapi/security-schemes';

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RawResponse } from '../common/http/envelope.interceptor';
-import { OAuthErrorBody } from '../common/openapi/error-envelope.dto';
+import { OAuthErrorBody } from '../common/openapi/oauth-error.dto';
 import { CLIENT_BASIC_SCHEME } from '../common/openapi/security-schemes';
 import { NoQuery } from '../common/validation/query-params';
 import { RateLimitPolicies } from '../rate-limit/rate-limit.decorators';

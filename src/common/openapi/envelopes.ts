@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PaginationDto } from './error-envelope.dto';
+import { PaginationDto } from './pagination.dto';
 
 /** The spec's three envelopes as OpenAPI schemas, each named for the document. */
 

@@ -26,26 +26,6 @@ export class ErrorEnvelope {
   error: ErrorBody;
 }
 
-/** OAuth 2.0 error shape of the token endpoint. */
-export class OAuthErrorBody {
-  @ApiProperty({ description: 'RFC 6749 code where one applies, otherwise the stable code of the error table.' })
-  error: string;
-
-  @ApiProperty()
-  error_description: string;
-}
-
-export class PaginationDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
-  limit: number;
-
-  @ApiProperty()
-  has_more: boolean;
-
-  @ApiProperty({ type: 'string', nullable: true, pattern: '^cur_[A-Za-z0-9_-]+$' })
-  next_cursor: string | null;
-}
-
 /** `404 RESOURCE_NOT_FOUND` of a route with a resource id. */
 export const ApiNotFound = () =>
   ApiResponse({
