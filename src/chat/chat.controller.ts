@@ -1,3 +1,4 @@
+import { ID_PREFIX } from '../common/ids/public-id';
 import { conversationsController } from '../conversations/conversations.controller';
 import { ChatConversationEnvelope, ChatConversationListEnvelope, ChatMessageListEnvelope } from './chat.dto';
 import { ChatService } from './chat.service';
@@ -8,7 +9,7 @@ export const ChatController = conversationsController({
   operationNoun: 'Chat',
   path: 'v1/chat',
   idParam: 'chat_id',
-  idPrefix: 'wa_',
+  idPrefix: ID_PREFIX.chatConversation,
   noun: 'chat conversation',
   scope: 'chat.read',
   contentScope: 'chat.content.read',

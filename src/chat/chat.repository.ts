@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
+import { Direction } from '../conversations/conversation.vocabulary';
 
 export interface ChatConversationRow {
   id: string;
@@ -16,13 +17,13 @@ export interface ChatConversationRow {
   accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
   first_message_at: string;
   last_message_at: string;
-  last_message_direction: string;
+  last_message_direction: Direction;
   deleted_at: string | null;
   deleted_reason: string | null;
 }
 
 export interface ChatMessageRow extends MessageRowBase {
-  direction: string;
+  direction: Direction;
   author_phone: string;
   author_name: string;
   type: string;

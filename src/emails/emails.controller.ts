@@ -1,3 +1,4 @@
+import { ID_PREFIX } from '../common/ids/public-id';
 import { conversationsController } from '../conversations/conversations.controller';
 import { EmailConversationEnvelope, EmailConversationListEnvelope, EmailMessageListEnvelope } from './email.dto';
 import { EmailsService } from './emails.service';
@@ -8,7 +9,7 @@ export const EmailsController = conversationsController({
   operationNoun: 'Email',
   path: 'v1/emails',
   idParam: 'email_id',
-  idPrefix: 'eml_',
+  idPrefix: ID_PREFIX.emailConversation,
   noun: 'email conversation',
   scope: 'emails.read',
   contentScope: 'emails.content.read',

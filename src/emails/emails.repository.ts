@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
+import { Direction } from '../conversations/conversation.vocabulary';
 
 export interface AddressEntry {
   address: string;
@@ -18,14 +19,14 @@ export interface EmailConversationRow {
   last_message_at: string;
   message_count: number;
   has_attachments: boolean;
-  last_message_direction: string;
+  last_message_direction: Direction;
   participants: Array<{ address: string; name: string | null; internal: boolean }>;
   mailboxes: Array<{ address: string; owner: { id: string; name: string; email: string } | null }>;
   accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
 }
 
 export interface EmailMessageRow extends MessageRowBase {
-  direction: string;
+  direction: Direction;
   subject: string;
   snippet: string;
   body_text: string;

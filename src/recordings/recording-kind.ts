@@ -1,12 +1,12 @@
 import { Scope } from '../auth/scopes';
 import { IdKind } from '../common/ids/public-id';
+import { RecordingKind } from './recording.vocabulary';
 
 /** Meetings and calls: one shape, one implementation, two collections. */
-export type RecordingKind = 'meeting' | 'call';
 
 export interface RecordingCollection {
   kind: RecordingKind;
-  /** Public id kind (`mtg_` or `call_`). */
+  /** Public id kind (ID_PREFIX). */
   idKind: IdKind;
   /** The `object` value and the path segment. */
   object: 'meeting' | 'call';

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
+import { ID_PREFIX } from '../common/ids/public-id';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
 import { ListRecordingsQuery } from './list-recordings.query';
@@ -24,7 +25,7 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
   const idParam = `${c.object}_id`;
   // Stable operation ids named for the API (generated clients' method names): listMeetings, getCallTranscript…
   const noun = c.object === 'meeting' ? 'Meeting' : 'Call';
-  const param = { name: idParam, description: `A ${c.object} id (\`${c.idKind === 'meeting' ? 'mtg_' : 'call_'}…\`).` };
+  const param = { name: idParam, description: `A ${c.object} id (\`${ID_PREFIX[c.idKind]}…\`).` };
 
   @ApiTags(tag)
   @Controller(c.path)

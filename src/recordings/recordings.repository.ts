@@ -3,7 +3,18 @@ import { TimeIdPosition } from '../common/cursors/keyset-page';
 import { accountsJson, iso, limitClause, micros, pageOf, Params, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
-import { RecordingKind } from './recording-kind';
+import {
+  Audience,
+  EvaluationStatus,
+  MediaType,
+  MeetingType,
+  QuestionType,
+  RecordingKind,
+  RecordingStatus,
+  TeamRole,
+  TranscriptStatus,
+  TranscriptVariant,
+} from './recording.vocabulary';
 
 export interface UserRef {
   id: string;
@@ -18,27 +29,27 @@ export interface RecordingRow {
   public_id: string;
   kind: RecordingKind;
   title: string;
-  status: string;
-  media_type: string;
-  audience: string;
+  status: RecordingStatus;
+  media_type: MediaType;
+  audience: Audience;
   meeting_at: string;
   duration_seconds: number;
   no_show: boolean;
   participants: Array<Record<string, unknown>>;
   customer_questions: Array<{ question: string; category: string }>;
   bot_history: Array<{ code: string | null; subcode: string | null; occurred_at: string }> | null;
-  transcript_status: string;
+  transcript_status: TranscriptStatus;
   created_at: string;
   updated_at: string;
-  owner: UserRef & { team: { id: string; name: string; role: string; is_default: boolean } | null };
+  owner: UserRef & { team: { id: string; name: string; role: TeamRole; is_default: boolean } | null };
   template: { id: string; name: string } | null;
   template_answers: Array<{ field: string; question: string; answer: string }>;
   tags: Array<{ id: string; name: string }>;
   competitors: Array<{ id: string; name: string }>;
   accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
-  evaluation_status: string | null;
+  evaluation_status: EvaluationStatus | null;
   evaluation_justification: string | null;
-  enablement: { next_steps: string | null; meeting_type: string | null; others_seconds: number | null } | null;
+  enablement: { next_steps: string | null; meeting_type: MeetingType | null; others_seconds: number | null } | null;
   speaking_durations: Array<{ user: UserRef; duration_seconds: number }>;
   skill_scores: Array<{ user: UserRef; skill: { id: string; name: string }; score: number; justification: string | null }>;
 }
@@ -46,7 +57,7 @@ export interface RecordingRow {
 export interface EvaluationRow {
   public_id: string;
   evaluation_id: string | null;
-  status: string | null;
+  status: EvaluationStatus | null;
   score: number | null;
   justification: string | null;
   created_at: string | null;
@@ -56,7 +67,7 @@ export interface EvaluationRow {
 export interface AnswersRow {
   answers: Array<{
     id: string;
-    question: { id: string; text: string; type: string; order: number };
+    question: { id: string; text: string; type: QuestionType; order: number };
     answer: string;
     updated_at: string;
   }>;
@@ -64,8 +75,8 @@ export interface AnswersRow {
 
 export interface TranscriptRow {
   public_id: string;
-  transcript_status: string;
-  variant: string | null;
+  transcript_status: TranscriptStatus;
+  variant: TranscriptVariant | null;
   utterances: Array<{ speaker: string | null; text: string; start_ms: number; end_ms: number }> | null;
   created_at: string | null;
   updated_at: string | null;

@@ -7,7 +7,8 @@ import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
-import { RECORDING_COLLECTIONS, RecordingKind } from './recording-kind';
+import { RECORDING_COLLECTIONS } from './recording-kind';
+import { RecordingKind } from './recording.vocabulary';
 import { RecordingsRepository } from './recordings.repository';
 
 /** Meetings and calls: one implementation, parameterised by the kind of the route. */
