@@ -4,7 +4,7 @@ import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto'
 import { idPattern } from '../common/ids/public-id';
 import { Direction, DIRECTIONS } from '../conversations/conversation.vocabulary';
 
-/** Response schemas of the chat routes, for the interface description (the wire format is chat.presenter.ts). */
+/** Response schemas of the chat routes: the interface description, and the types chat.presenter.ts builds. */
 const NULLABLE_DATE_TIME = { ...DATE_TIME, nullable: true };
 
 export class ChatContactDto {

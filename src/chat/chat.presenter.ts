@@ -1,8 +1,9 @@
 import { ConversationChannel } from '../conversations/conversations.service';
+import { ChatConversationDto, ChatMessageDto } from './chat.dto';
 import { ChatConversationRow, ChatMessageRow } from './chat.repository';
 
 /** The wire format of chat conversations and messages, defined once; fields in the spec's order. */
-export const CHAT_CHANNEL: ConversationChannel<ChatConversationRow, ChatMessageRow> = {
+export const CHAT_CHANNEL: ConversationChannel<ChatConversationRow, ChatMessageRow, ChatConversationDto, ChatMessageDto> = {
   idKind: 'chatConversation',
   listRoute: 'GET /v1/chat',
   messagesRoute: 'GET /v1/chat/{chat_id}/messages',
@@ -11,7 +12,7 @@ export const CHAT_CHANNEL: ConversationChannel<ChatConversationRow, ChatMessageR
 };
 
 /** A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set. */
-export function presentChatConversation(row: ChatConversationRow): Record<string, unknown> {
+export function presentChatConversation(row: ChatConversationRow): ChatConversationDto {
   return {
     id: row.public_id,
     object: 'chat_conversation',
@@ -29,7 +30,7 @@ export function presentChatConversation(row: ChatConversationRow): Record<string
 }
 
 /** A message deleted for everyone is a tombstone: in place, `deleted_*` set, every content field null. */
-export function presentChatMessage(row: ChatMessageRow): Record<string, unknown> {
+export function presentChatMessage(row: ChatMessageRow): ChatMessageDto {
   const tombstone = row.deleted_at !== null;
   return {
     id: row.public_id,

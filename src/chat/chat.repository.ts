@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AccountDto, UserDto } from '../common/openapi/resources.dto';
 import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
@@ -12,9 +13,9 @@ export interface ChatConversationRow {
   is_group: boolean;
   contact_phone: string | null;
   contact_name: string;
-  seller_user: { id: string; name: string; email: string };
+  seller_user: UserDto;
   seller_phone: string;
-  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+  accounts: AccountDto[];
   first_message_at: string;
   last_message_at: string;
   last_message_direction: Direction;

@@ -20,7 +20,7 @@ export interface ConversationRoutes {
   scope: Scope;
   contentScope: Scope;
   contentPolicy: 'email_content' | 'chat_content';
-  service: Type<ConversationsService<PositionedRow, PositionedRow>>;
+  service: Type<ConversationsService<PositionedRow, PositionedRow, unknown, unknown>>;
   schemas: { single: Type; list: Type; messages: Type };
 }
 
@@ -34,7 +34,7 @@ export function conversationsController(r: ConversationRoutes): Type {
   @ApiTags(r.tag)
   @Controller(r.path)
   class ConversationsController {
-    constructor(@Inject(r.service) readonly conversations: ConversationsService<PositionedRow, PositionedRow>) {}
+    constructor(@Inject(r.service) readonly conversations: ConversationsService<PositionedRow, PositionedRow, unknown, unknown>) {}
 
     @Get()
     @Authenticated(r.scope)

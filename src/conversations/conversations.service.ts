@@ -21,13 +21,16 @@ export interface ConversationStore<C extends PositionedRow, M extends Positioned
   messagesPage(companyId: string, conversationPublicId: string, after: TimeIdPosition | null, take: number): Promise<M[] | null>;
 }
 
-/** What distinguishes email from chat beyond its store: ids, routes (the cursors' bindings) and wire format. */
-export interface ConversationChannel<C, M> {
+/**
+ * What distinguishes email from chat beyond its store: ids, routes (the cursors' bindings) and
+ * wire format, rows `C` and `M` presented as the DTOs `CD` and `MD`.
+ */
+export interface ConversationChannel<C, M, CD, MD> {
   idKind: IdKind;
   listRoute: string;
   messagesRoute: string;
-  present(row: C): Record<string, unknown>;
-  presentMessage(row: M): Record<string, unknown>;
+  present(row: C): CD;
+  presentMessage(row: M): MD;
 }
 
 /**
@@ -36,15 +39,15 @@ export interface ConversationChannel<C, M> {
  * traversal comes again after the cursor instead of being skipped; messages follow
  * `(sent_at, id)` with a cursor bound to their conversation.
  */
-export abstract class ConversationsService<C extends PositionedRow, M extends PositionedRow> {
+export abstract class ConversationsService<C extends PositionedRow, M extends PositionedRow, CD, MD> {
   protected constructor(
     private readonly store: ConversationStore<C, M>,
-    private readonly channel: ConversationChannel<C, M>,
+    private readonly channel: ConversationChannel<C, M, CD, MD>,
     private readonly codec: CursorCodec,
     private readonly cls: ClsService<RequestStore>,
   ) {}
 
-  async list(query: ListConversationsQuery): Promise<Page<Record<string, unknown>>> {
+  async list(query: ListConversationsQuery): Promise<Page<CD>> {
     const company = principalOf(this.cls).companyId;
     const binding = { route: this.channel.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
@@ -52,13 +55,13 @@ export abstract class ConversationsService<C extends PositionedRow, M extends Po
     return keysetPage(rows, query.limit, positionOf, (page) => page.map((r) => this.channel.present(r)), this.codec, binding);
   }
 
-  async get(id: string): Promise<Record<string, unknown>> {
+  async get(id: string): Promise<CD> {
     const row = await this.store.findOne(principalOf(this.cls).companyId, this.publicId(id));
     if (!row) throw ApiError.notFound();
     return this.channel.present(row);
   }
 
-  async messages(id: string, query: ListMessagesQuery): Promise<Page<Record<string, unknown>>> {
+  async messages(id: string, query: ListMessagesQuery): Promise<Page<MD>> {
     const company = principalOf(this.cls).companyId;
     // The binding names the conversation as the client addressed it, so a cursor is checked
     // (400) before the conversation is looked up (404), in the documented order of checks.

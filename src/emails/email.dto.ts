@@ -4,7 +4,7 @@ import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto'
 import { idPattern } from '../common/ids/public-id';
 import { Direction, DIRECTIONS } from '../conversations/conversation.vocabulary';
 
-/** Response schemas of the email routes, for the interface description (the wire format is email.presenter.ts). */
+/** Response schemas of the email routes: the interface description, and the types email.presenter.ts builds. */
 
 export class EmailAddressDto {
   @ApiProperty({ format: 'email' }) address: string;

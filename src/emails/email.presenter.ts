@@ -1,8 +1,9 @@
 import { ConversationChannel } from '../conversations/conversations.service';
+import { EmailAddressDto, EmailConversationDto, EmailMessageDto } from './email.dto';
 import { AddressEntry, EmailConversationRow, EmailMessageRow } from './emails.repository';
 
 /** The wire format of email conversations and messages, defined once; fields in the spec's order. */
-export const EMAIL_CHANNEL: ConversationChannel<EmailConversationRow, EmailMessageRow> = {
+export const EMAIL_CHANNEL: ConversationChannel<EmailConversationRow, EmailMessageRow, EmailConversationDto, EmailMessageDto> = {
   idKind: 'emailConversation',
   listRoute: 'GET /v1/emails',
   messagesRoute: 'GET /v1/emails/{email_id}/messages',
@@ -10,7 +11,7 @@ export const EMAIL_CHANNEL: ConversationChannel<EmailConversationRow, EmailMessa
   presentMessage: presentEmailMessage,
 };
 
-export function presentEmailConversation(row: EmailConversationRow): Record<string, unknown> {
+export function presentEmailConversation(row: EmailConversationRow): EmailConversationDto {
   return {
     id: row.public_id,
     object: 'email_conversation',
@@ -26,7 +27,7 @@ export function presentEmailConversation(row: EmailConversationRow): Record<stri
   };
 }
 
-export function presentEmailMessage(row: EmailMessageRow): Record<string, unknown> {
+export function presentEmailMessage(row: EmailMessageRow): EmailMessageDto {
   return {
     id: row.public_id,
     object: 'email_message',
@@ -44,6 +45,6 @@ export function presentEmailMessage(row: EmailMessageRow): Record<string, unknow
 }
 
 /** Only the documented fields of an address, whatever the capture stored beside them. */
-function presentAddress(a: AddressEntry): { address: string; name: string | null; internal: boolean } {
+function presentAddress(a: AddressEntry): EmailAddressDto {
   return { address: a.address, name: a.name ?? null, internal: a.internal === true };
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { AccountDto } from '../common/openapi/resources.dto';
 import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { Direction } from '../conversations/conversation.vocabulary';
+import { MailboxDto } from './email.dto';
 
 export interface AddressEntry {
   address: string;
@@ -21,8 +23,8 @@ export interface EmailConversationRow {
   has_attachments: boolean;
   last_message_direction: Direction;
   participants: Array<{ address: string; name: string | null; internal: boolean }>;
-  mailboxes: Array<{ address: string; owner: { id: string; name: string; email: string } | null }>;
-  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+  mailboxes: MailboxDto[];
+  accounts: AccountDto[];
 }
 
 export interface EmailMessageRow extends MessageRowBase {

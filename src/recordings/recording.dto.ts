@@ -27,8 +27,9 @@ import {
 } from './recording.vocabulary';
 
 /**
- * Response schemas of the meetings and calls routes, for the interface description (the
- * wire format itself is built by recording.presenter.ts; a test checks one against the other).
+ * Response schemas of the meetings and calls routes: the interface description is generated
+ * from these classes, and recording.presenter.ts builds the wire format as these types (the
+ * compiler checks its fields; every test answer is validated against the served document).
  */
 
 export class IdNameDto {

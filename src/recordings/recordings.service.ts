@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
+import { AnswerDto, CallDto, MeetingDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
 import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
 import { RECORDING_COLLECTIONS } from './recording-kind';
 import { RecordingKind } from './recording.vocabulary';
@@ -20,7 +21,7 @@ export class RecordingsService {
     private readonly cls: ClsService<RequestStore>,
   ) {}
 
-  async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<Record<string, unknown>>> {
+  async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<CallDto | MeetingDto>> {
     const company = principalOf(this.cls).companyId;
     const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
@@ -35,25 +36,25 @@ export class RecordingsService {
     );
   }
 
-  async get(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+  async get(kind: RecordingKind, id: string): Promise<CallDto | MeetingDto> {
     const row = await this.recordings.findOne(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentRecording(row);
   }
 
-  async overallEvaluation(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+  async overallEvaluation(kind: RecordingKind, id: string): Promise<OverallEvaluationDto> {
     const row = await this.recordings.findEvaluation(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentEvaluation(row);
   }
 
-  async answers(kind: RecordingKind, id: string): Promise<Collection<Record<string, unknown>>> {
+  async answers(kind: RecordingKind, id: string): Promise<Collection<AnswerDto>> {
     const row = await this.recordings.findAnswers(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return new Collection(presentAnswers(row));
   }
 
-  async transcript(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
+  async transcript(kind: RecordingKind, id: string): Promise<TranscriptDto> {
     const row = await this.recordings.findTranscript(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
     if (!row) throw ApiError.notFound();
     return presentTranscript(row);
