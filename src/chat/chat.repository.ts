@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountDto, UserDto } from '../common/openapi/resources.dto';
-import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
+import { ConversationsRepository, MessageRowBase } from '../conversations/conversations.repository';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { Direction } from '../conversations/conversation.vocabulary';
@@ -47,7 +47,7 @@ const CONVERSATION_SELECT = `
 
 /** Reads of chat conversations and messages. */
 @Injectable()
-export class ChatRepository extends ConversationReads<ChatConversationRow, ChatMessageRow> {
+export class ChatRepository extends ConversationsRepository<ChatConversationRow, ChatMessageRow> {
   constructor(tenant: TenantTransaction) {
     super(tenant, {
       select: CONVERSATION_SELECT,

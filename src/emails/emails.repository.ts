@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountDto } from '../common/openapi/resources.dto';
-import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
+import { ConversationsRepository, MessageRowBase } from '../conversations/conversations.repository';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { Direction } from '../conversations/conversation.vocabulary';
@@ -54,7 +54,7 @@ const CONVERSATION_SELECT = `
 
 /** Reads of email conversations and messages. */
 @Injectable()
-export class EmailsRepository extends ConversationReads<EmailConversationRow, EmailMessageRow> {
+export class EmailsRepository extends ConversationsRepository<EmailConversationRow, EmailMessageRow> {
   constructor(tenant: TenantTransaction) {
     super(tenant, {
       select: CONVERSATION_SELECT,

@@ -89,7 +89,7 @@ export interface ConversationTables {
  * statement inside the request's tenant transaction, each filtered by the company itself
  * (row-level security is the second wall).
  */
-export abstract class ConversationReads<C extends PositionedRow, M extends MessageRowBase> implements ConversationStore<C, M> {
+export abstract class ConversationsRepository<C extends PositionedRow, M extends MessageRowBase> implements ConversationStore<C, M> {
   protected constructor(
     private readonly tenant: TenantTransaction,
     private readonly tables: ConversationTables,
