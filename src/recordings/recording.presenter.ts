@@ -1,6 +1,5 @@
 import { AnswerDto, CallDto, MeetingDto, OverallEvaluationDto, ParticipantDto, TranscriptDto } from './recording.dto';
 import { AnswersRow, EvaluationRow, RecordingRow, StoredParticipant, TranscriptRow } from './recordings.repository';
-import { RECORDING_COLLECTIONS } from './recording-kind';
 
 /**
  * The wire format of meetings and calls, defined once. Fields in the spec's order; a call
@@ -11,7 +10,7 @@ export function presentRecording(row: RecordingRow): CallDto | MeetingDto {
   const evaluationStatus = row.evaluation_status ?? 'not_started';
   return {
     id: row.public_id,
-    object: RECORDING_COLLECTIONS[row.kind].object,
+    object: row.kind,
     title: row.title,
     status: row.status,
     type: row.media_type,

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { ID_PREFIX } from '../common/ids/public-id';
-import { RECORDING_COLLECTIONS } from '../recordings/recording-kind';
+import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
 import {
   Audience,
   EVALUATION_STATUSES,

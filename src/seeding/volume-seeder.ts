@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CompaniesService } from '../companies/companies.service';
 import { ID_PREFIX } from '../common/ids/public-id';
-import { RECORDING_COLLECTIONS } from '../recordings/recording-kind';
+import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
 import { EvaluationStatus, MeetingType, QUESTION_TYPES, RecordingKind, TranscriptStatus } from '../recordings/recording.vocabulary';
 import { ConversationsFactory } from './conversations.factory';
 import { RecordingsFactory, UserRef } from './recordings.factory';
