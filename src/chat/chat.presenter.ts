@@ -1,15 +1,7 @@
-import { ConversationChannel } from '../conversations/conversations.service';
 import { ChatConversationDto, ChatMessageDto } from './chat.dto';
-import { ChatConversationRow, ChatMessageRow } from './chat.repository';
+import { ChatConversationRow, ChatMessageRow } from './chat.sql';
 
 /** The wire format of chat conversations and messages, defined once; fields in the spec's order. */
-export const CHAT_CHANNEL: ConversationChannel<ChatConversationRow, ChatMessageRow, ChatConversationDto, ChatMessageDto> = {
-  idKind: 'chatConversation',
-  listRoute: 'GET /v1/chat',
-  messagesRoute: 'GET /v1/chat/{chat_id}/messages',
-  present: presentChatConversation,
-  presentMessage: presentChatMessage,
-};
 
 /** A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set. */
 export function presentChatConversation(row: ChatConversationRow): ChatConversationDto {

@@ -1,16 +1,7 @@
-import { ConversationChannel } from '../conversations/conversations.service';
 import { EmailAddressDto, EmailConversationDto, EmailMessageDto } from './email.dto';
-import { AddressEntry, EmailConversationRow, EmailMessageRow } from './emails.repository';
+import { AddressEntry, EmailConversationRow, EmailMessageRow } from './email.sql';
 
 /** The wire format of email conversations and messages, defined once; fields in the spec's order. */
-export const EMAIL_CHANNEL: ConversationChannel<EmailConversationRow, EmailMessageRow, EmailConversationDto, EmailMessageDto> = {
-  idKind: 'emailConversation',
-  listRoute: 'GET /v1/emails',
-  messagesRoute: 'GET /v1/emails/{email_id}/messages',
-  present: presentEmailConversation,
-  presentMessage: presentEmailMessage,
-};
-
 export function presentEmailConversation(row: EmailConversationRow): EmailConversationDto {
   return {
     id: row.public_id,

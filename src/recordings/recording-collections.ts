@@ -1,40 +1,18 @@
-import { Type } from '@nestjs/common';
-import { Scope } from '../auth/scopes';
-import { IdKind } from '../common/ids/public-id';
+import { CollectionDescriptor, listRouteOf } from '../conversations/collection-descriptor';
 import { CallEnvelope, CallListEnvelope, MeetingEnvelope, MeetingListEnvelope } from './recording.dto';
 import { RecordingKind } from './recording.vocabulary';
 
 /**
- * One descriptor per collection of records, holding everything that tells meetings from calls.
- *
- * The layout of every family of resources (meetings and calls here; email and chat in
- * src/conversations): one implementation of the family (controller factory, service,
- * repository), told per call which resource it serves by that resource's descriptor, and one
- * descriptor per resource. Meetings and calls share their rows and wire format, so both
- * descriptors live here; email and chat each have theirs (src/emails, src/chat).
+ * One descriptor per collection of records, holding everything that tells meetings from calls
+ * (the layout: CollectionDescriptor).
  */
-export interface RecordingCollection {
+export interface RecordingCollection extends CollectionDescriptor {
   /** `recordings.kind` of its records, which is also their `object`. */
   kind: RecordingKind;
-  idKind: IdKind;
-  /** Path of the collection, e.g. `v1/meetings`. */
-  path: string;
-  /** Name of the id path parameter, e.g. `meeting_id`. */
-  idParam: string;
-  /** Its tag in the interface description. */
-  tag: string;
-  /** The noun of operation ids: `Meeting` gives listMeetings, getMeeting, getMeetingTranscript… */
-  operationNoun: string;
-  /** The noun of summaries. */
-  noun: string;
-  scope: Scope;
-  schemas: { single: Type; list: Type };
-  /** Route template of the list: the cursor's route binding. */
-  listRoute: string;
 }
 
 function collection<K extends RecordingKind>(c: Omit<RecordingCollection, 'listRoute'> & { kind: K }): RecordingCollection & { kind: K } {
-  return { ...c, listRoute: `GET /${c.path}` };
+  return { ...c, listRoute: listRouteOf(c.path) };
 }
 
 export const RECORDING_COLLECTIONS: { [K in RecordingKind]: RecordingCollection & { kind: K } } = {

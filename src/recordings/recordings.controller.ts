@@ -1,9 +1,9 @@
 import { Controller, Get, Param, Query, Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
-import { ID_PREFIX } from '../common/ids/public-id';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
+import { idParamOf, named } from '../conversations/collection-descriptor';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
 import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
@@ -14,7 +14,7 @@ import { RecordingsService } from './recordings.service';
  * calls: same handlers, the collection's path, id parameter, scope and schemas.
  */
 function recordingsController(c: RecordingCollection): Type {
-  const param = { name: c.idParam, description: `A ${c.noun} id (\`${ID_PREFIX[c.idKind]}…\`).` };
+  const param = idParamOf(c);
 
   @ApiTags(c.tag)
   @Controller(c.path)
@@ -79,8 +79,7 @@ function recordingsController(c: RecordingCollection): Type {
       return this.recordings.transcript(c, id);
     }
   }
-  Object.defineProperty(RecordingsController, 'name', { value: `${c.tag}Controller` });
-  return RecordingsController;
+  return named(RecordingsController, c);
 }
 
 export const MeetingsController = recordingsController(RECORDING_COLLECTIONS.meeting);
