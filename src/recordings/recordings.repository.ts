@@ -96,7 +96,10 @@ const BOT_HISTORY = `CASE WHEN r.bot_history IS NULL THEN NULL ELSE (
 /**
  * The record and all of its relations in one statement: one-to-one relations are joins,
  * one-to-many relations are correlated `json_agg` subqueries, each an index lookup by
- * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one.
+ * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one. (The
+ * recordings migration's header, which is history and stays as written, says a page's
+ * relations are fetched in one batch by `recording_id = ANY(...)`: they are not, there is no
+ * second statement.)
  */
 const RECORDING_SELECT = `
   SELECT r.id, ${micros('r.created_at')} AS created_micros,
