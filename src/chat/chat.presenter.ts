@@ -1,9 +1,10 @@
 import { ChatConversationDto, ChatMessageDto } from './chat.dto';
 import { ChatConversationRow, ChatMessageRow } from './chat.sql';
 
-/** The wire format of chat conversations and messages, defined once; fields in the spec's order. */
-
-/** A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set. */
+/**
+ * The wire format of chat conversations and messages, defined once; fields in the spec's order.
+ * A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set.
+ */
 export function presentChatConversation(row: ChatConversationRow): ChatConversationDto {
   return {
     id: row.public_id,
