@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from '../src/contract/scopes';
 import { CursorCodec } from '../src/common/cursors/cursor-codec';
-import { RECORDING_COLLECTIONS } from '../src/recordings/recording-kind';
+import { RECORDING_COLLECTIONS } from '../src/recordings/recording-collections';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { BenchDatabase, cli } from './database';
 import type { BenchOptions } from './options';

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
 import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto';
+import { idPattern } from '../common/ids/public-id';
+import { Direction, DIRECTIONS } from '../conversations/conversation.vocabulary';
 
-/** Response schemas of the chat routes, for the interface description (the wire format is chat.presenter.ts). */
-const DIRECTIONS = ['inbound', 'outbound'];
+/** Response schemas of the chat routes: the interface description, and the types chat.presenter.ts builds. */
 const NULLABLE_DATE_TIME = { ...DATE_TIME, nullable: true };
 
 export class ChatContactDto {
@@ -17,8 +18,8 @@ export class ChatSellerDto {
 }
 
 export class ChatConversationDto {
-  @ApiProperty({ pattern: '^wa_' }) id: string;
-  @ApiProperty({ enum: ['chat_conversation'] }) object: string;
+  @ApiProperty({ pattern: idPattern('chatConversation') }) id: string;
+  @ApiProperty({ enum: ['chat_conversation'] }) object: 'chat_conversation';
   @ApiProperty({ description: '`chat_web`, or another capture source.' }) source: string;
   @ApiProperty() is_group: boolean;
   @ApiProperty({ type: ChatContactDto }) contact: ChatContactDto;
@@ -27,7 +28,7 @@ export class ChatConversationDto {
   @ApiProperty(DATE_TIME) first_message_at: string;
   @ApiProperty({ ...DATE_TIME, description: 'Moves only when a message arrives; an edit or a deletion does not move it.' })
   last_message_at: string;
-  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: string;
+  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
   @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set when the chat is deleted; a deleted chat still answers.' })
   deleted_at: string | null;
   @ApiProperty({ type: 'string', nullable: true }) deleted_reason: string | null;
@@ -45,11 +46,11 @@ export class ChatMediaDto {
 }
 
 export class ChatMessageDto {
-  @ApiProperty({ pattern: '^wamsg_' }) id: string;
-  @ApiProperty({ enum: ['chat_message'] }) object: string;
-  @ApiProperty({ pattern: '^wa_' }) conversation_id: string;
+  @ApiProperty({ pattern: idPattern('chatMessage') }) id: string;
+  @ApiProperty({ enum: ['chat_message'] }) object: 'chat_message';
+  @ApiProperty({ pattern: idPattern('chatConversation') }) conversation_id: string;
   @ApiProperty(DATE_TIME) sent_at: string;
-  @ApiProperty({ enum: DIRECTIONS }) direction: string;
+  @ApiProperty({ enum: DIRECTIONS }) direction: Direction;
   @ApiProperty({ type: ChatAuthorDto }) author: ChatAuthorDto;
   @ApiProperty({ description: '`text`, `audio`, or another message type.' }) type: string;
   @ApiProperty({

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
+import { ConversationsModule } from '../conversations/conversations.module';
 import { ChatController } from './chat.controller';
-import { ChatRepository } from './chat.repository';
-import { ChatService } from './chat.service';
 
 @Module({
+  imports: [ConversationsModule],
   controllers: [ChatController],
-  providers: [ChatRepository, ChatService],
 })
 export class ChatModule {}

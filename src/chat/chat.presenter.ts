@@ -1,17 +1,11 @@
-import { ConversationChannel } from '../conversations/conversations.service';
-import { ChatConversationRow, ChatMessageRow } from './chat.repository';
+import { ChatConversationDto, ChatMessageDto } from './chat.dto';
+import { ChatConversationRow, ChatMessageRow } from './chat.sql';
 
-/** The wire format of chat conversations and messages, defined once; fields in the spec's order. */
-export const CHAT_CHANNEL: ConversationChannel<ChatConversationRow, ChatMessageRow> = {
-  idKind: 'chatConversation',
-  listRoute: 'GET /v1/chat',
-  messagesRoute: 'GET /v1/chat/{chat_id}/messages',
-  present: presentChatConversation,
-  presentMessage: presentChatMessage,
-};
-
-/** A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set. */
-export function presentChatConversation(row: ChatConversationRow): Record<string, unknown> {
+/**
+ * The wire format of chat conversations and messages, defined once; fields in the spec's order.
+ * A deleted chat is still a chat: it answers with `deleted_at` and `deleted_reason` set.
+ */
+export function presentChatConversation(row: ChatConversationRow): ChatConversationDto {
   return {
     id: row.public_id,
     object: 'chat_conversation',
@@ -29,7 +23,7 @@ export function presentChatConversation(row: ChatConversationRow): Record<string
 }
 
 /** A message deleted for everyone is a tombstone: in place, `deleted_*` set, every content field null. */
-export function presentChatMessage(row: ChatMessageRow): Record<string, unknown> {
+export function presentChatMessage(row: ChatMessageRow): ChatMessageDto {
   const tombstone = row.deleted_at !== null;
   return {
     id: row.public_id,

@@ -1,78 +1,65 @@
-import { Controller, Get, Inject, Param, Query, Type } from '@nestjs/common';
+import { Controller, Get, Param, Query, Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
-import { Scope } from '../contract/scopes';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
 import { ContentPolicy } from '../rate-limit/rate-limit.decorators';
-import { ConversationsService, PositionedRow } from './conversations.service';
+import { idParamOf, named } from './collection-descriptor';
+import { ConversationChannel } from './conversation-channel';
+import { ConversationsService } from './conversations.service';
+import { MessageRowBase, PositionedRow } from './conversations.repository';
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
-
-export interface ConversationRoutes {
-  tag: string;
-  /** The noun of operation ids: `Email` gives listEmails, getEmail, listEmailMessages. */
-  operationNoun: 'Email' | 'Chat';
-  path: string;
-  /** Name of the id path parameter, e.g. `email_id`. */
-  idParam: string;
-  idPrefix: string;
-  noun: string;
-  scope: Scope;
-  contentScope: Scope;
-  contentPolicy: 'email_content' | 'chat_content';
-  service: Type<ConversationsService<PositionedRow, PositionedRow>>;
-  schemas: { single: Type; list: Type; messages: Type };
-}
 
 /**
  * The three routes of a conversation channel, declared once and instantiated for emails and
  * for chat: same handlers, the channel's path, id parameter, scopes, policy and schemas.
  */
-export function conversationsController(r: ConversationRoutes): Type {
-  const param = { name: r.idParam, description: `A ${r.noun} id (\`${r.idPrefix}…\`).` };
+export function conversationsController<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  c: ConversationChannel<C, M, CD, MD>,
+): Type {
+  const param = idParamOf(c);
 
-  @ApiTags(r.tag)
-  @Controller(r.path)
+  @ApiTags(c.tag)
+  @Controller(c.path)
   class ConversationsController {
-    constructor(@Inject(r.service) readonly conversations: ConversationsService<PositionedRow, PositionedRow>) {}
+    constructor(readonly conversations: ConversationsService) {}
 
     @Get()
-    @Authenticated(r.scope)
+    @Authenticated(c.scope)
     @ApiOperation({
-      operationId: `list${r.operationNoun}s`,
-      summary: `List ${r.noun}s`,
+      operationId: `list${c.operationNoun}s`,
+      summary: `List ${c.noun}s`,
       description: 'Ordered by `last_message_at`, then id; keyset pagination. A conversation that receives a message comes again later.',
     })
-    @ApiOkResponse({ type: r.schemas.list })
+    @ApiOkResponse({ type: c.schemas.list })
     list(@Query() query: ListConversationsQuery) {
-      return this.conversations.list(query);
+      return this.conversations.list(c, query);
     }
 
-    @Get(`:${r.idParam}`)
-    @Authenticated(r.scope)
-    @ApiOperation({ operationId: `get${r.operationNoun}`, summary: `Retrieve a ${r.noun} (metadata only)` })
+    @Get(`:${c.idParam}`)
+    @Authenticated(c.scope)
+    @ApiOperation({ operationId: `get${c.operationNoun}`, summary: `Retrieve a ${c.noun} (metadata only)` })
     @ApiParam(param)
-    @ApiOkResponse({ type: r.schemas.single })
+    @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
-    get(@Param(r.idParam) id: string, @Query() _query: NoQuery) {
-      return this.conversations.get(id);
+    get(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.conversations.get(c, id);
     }
 
-    @Get(`:${r.idParam}/messages`)
-    @Authenticated(r.scope, r.contentScope)
-    @ContentPolicy(r.contentPolicy)
+    @Get(`:${c.idParam}/messages`)
+    @Authenticated(c.scope, c.contentScope)
+    @ContentPolicy(c.contentPolicy)
     @ApiOperation({
-      operationId: `list${r.operationNoun}Messages`,
-      summary: `The ${r.noun}'s messages, oldest first`,
-      description: `Keyset over \`(sent_at, id)\`; a cursor is bound to its conversation. Also governed by the \`${r.contentPolicy}\` rate-limit policy.`,
+      operationId: `list${c.operationNoun}Messages`,
+      summary: `The ${c.noun}'s messages, oldest first`,
+      description: `Keyset over \`(sent_at, id)\`; a cursor is bound to its conversation. Also governed by the \`${c.contentPolicy}\` rate-limit policy.`,
     })
     @ApiParam(param)
-    @ApiOkResponse({ type: r.schemas.messages })
+    @ApiOkResponse({ type: c.schemas.messages })
     @ApiNotFound()
-    messages(@Param(r.idParam) id: string, @Query() query: ListMessagesQuery) {
-      return this.conversations.messages(id, query);
+    messages(@Param(c.idParam) id: string, @Query() query: ListMessagesQuery) {
+      return this.conversations.messages(c, id, query);
     }
   }
-  Object.defineProperty(ConversationsController, 'name', { value: `${r.tag.replace(/\s/g, '')}Controller` });
-  return ConversationsController;
+  return named(ConversationsController, c);
 }

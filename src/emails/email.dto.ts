@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
 import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto';
+import { idPattern } from '../common/ids/public-id';
+import { Direction, DIRECTIONS } from '../conversations/conversation.vocabulary';
 
-/** Response schemas of the email routes, for the interface description (the wire format is email.presenter.ts). */
-const DIRECTIONS = ['inbound', 'outbound'];
+/** Response schemas of the email routes: the interface description, and the types email.presenter.ts builds. */
 
 export class EmailAddressDto {
   @ApiProperty({ format: 'email' }) address: string;
@@ -18,14 +19,14 @@ export class MailboxDto {
 }
 
 export class EmailConversationDto {
-  @ApiProperty({ pattern: '^eml_' }) id: string;
-  @ApiProperty({ enum: ['email_conversation'] }) object: string;
+  @ApiProperty({ pattern: idPattern('emailConversation') }) id: string;
+  @ApiProperty({ enum: ['email_conversation'] }) object: 'email_conversation';
   @ApiProperty() subject: string;
   @ApiProperty(DATE_TIME) first_message_at: string;
   @ApiProperty(DATE_TIME) last_message_at: string;
   @ApiProperty({ type: 'integer' }) message_count: number;
   @ApiProperty() has_attachments: boolean;
-  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: string;
+  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
   @ApiProperty({ type: [EmailAddressDto] }) participants: EmailAddressDto[];
   @ApiProperty({ type: [MailboxDto], description: 'Every mailbox of the company that captured the thread.' }) mailboxes: MailboxDto[];
   @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
@@ -38,11 +39,11 @@ export class AttachmentDto {
 }
 
 export class EmailMessageDto {
-  @ApiProperty({ pattern: '^emsg_' }) id: string;
-  @ApiProperty({ enum: ['email_message'] }) object: string;
-  @ApiProperty({ pattern: '^eml_' }) conversation_id: string;
+  @ApiProperty({ pattern: idPattern('emailMessage') }) id: string;
+  @ApiProperty({ enum: ['email_message'] }) object: 'email_message';
+  @ApiProperty({ pattern: idPattern('emailConversation') }) conversation_id: string;
   @ApiProperty(DATE_TIME) sent_at: string;
-  @ApiProperty({ enum: DIRECTIONS }) direction: string;
+  @ApiProperty({ enum: DIRECTIONS }) direction: Direction;
   @ApiProperty() subject: string;
   @ApiProperty() snippet: string;
   @ApiProperty({ description: 'Plain text.' }) body_text: string;

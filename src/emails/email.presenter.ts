@@ -1,16 +1,8 @@
-import { ConversationChannel } from '../conversations/conversations.service';
-import { AddressEntry, EmailConversationRow, EmailMessageRow } from './emails.repository';
+import { EmailAddressDto, EmailConversationDto, EmailMessageDto } from './email.dto';
+import { AddressEntry, EmailConversationRow, EmailMessageRow } from './email.sql';
 
 /** The wire format of email conversations and messages, defined once; fields in the spec's order. */
-export const EMAIL_CHANNEL: ConversationChannel<EmailConversationRow, EmailMessageRow> = {
-  idKind: 'emailConversation',
-  listRoute: 'GET /v1/emails',
-  messagesRoute: 'GET /v1/emails/{email_id}/messages',
-  present: presentEmailConversation,
-  presentMessage: presentEmailMessage,
-};
-
-export function presentEmailConversation(row: EmailConversationRow): Record<string, unknown> {
+export function presentEmailConversation(row: EmailConversationRow): EmailConversationDto {
   return {
     id: row.public_id,
     object: 'email_conversation',
@@ -26,7 +18,7 @@ export function presentEmailConversation(row: EmailConversationRow): Record<stri
   };
 }
 
-export function presentEmailMessage(row: EmailMessageRow): Record<string, unknown> {
+export function presentEmailMessage(row: EmailMessageRow): EmailMessageDto {
   return {
     id: row.public_id,
     object: 'email_message',
@@ -44,6 +36,6 @@ export function presentEmailMessage(row: EmailMessageRow): Record<string, unknow
 }
 
 /** Only the documented fields of an address, whatever the capture stored beside them. */
-function presentAddress(a: AddressEntry): { address: string; name: string | null; internal: boolean } {
+function presentAddress(a: AddressEntry): EmailAddressDto {
   return { address: a.address, name: a.name ?? null, internal: a.internal === true };
 }

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
+import { ConversationsModule } from '../conversations/conversations.module';
 import { EmailsController } from './emails.controller';
-import { EmailsRepository } from './emails.repository';
-import { EmailsService } from './emails.service';
 
 @Module({
+  imports: [ConversationsModule],
   controllers: [EmailsController],
-  providers: [EmailsRepository, EmailsService],
 })
 export class EmailsModule {}

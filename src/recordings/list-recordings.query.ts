@@ -1,8 +1,6 @@
 import { BooleanFilter, DateTimeParam, EmailFilter, EnumFilter, LaterThan, PageQuery } from '../common/validation/query-params';
 import { Instant } from '../common/validation/instant';
-
-export const MEDIA_TYPES = ['video', 'audio'] as const;
-export const AUDIENCES = ['internal', 'external'] as const;
+import { Audience, AUDIENCES, MEDIA_TYPES, MediaType } from './recording.vocabulary';
 
 /** Query of `GET /v1/meetings` and `GET /v1/calls`. Bounds are exclusive. */
 export class ListRecordingsQuery extends PageQuery {
@@ -24,10 +22,10 @@ export class ListRecordingsQuery extends PageQuery {
   owner_email?: string;
 
   @EnumFilter(MEDIA_TYPES, 'Media the record was captured as.')
-  type?: (typeof MEDIA_TYPES)[number];
+  type?: MediaType;
 
   @EnumFilter(AUDIENCES, 'Whether participants from outside the company took part.')
-  audience?: (typeof AUDIENCES)[number];
+  audience?: Audience;
 
   @BooleanFilter('`true`: records whose transcript is readable; `false`: the others.')
   has_transcript?: boolean;

@@ -1,15 +1,36 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AccountDto, DATE_TIME, UserRefDto } from '../common/openapi/resources.dto';
 import { ListEnvelope, PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
+import { idPattern } from '../common/ids/public-id';
+import {
+  Audience,
+  AUDIENCES,
+  EVALUATION_STATUSES,
+  EvaluationStatus,
+  MEDIA_TYPES,
+  MEETING_TYPES,
+  MediaType,
+  MeetingType,
+  PARTICIPANT_KINDS,
+  ParticipantKind,
+  QUESTION_TYPES,
+  QuestionType,
+  RecordingKind,
+  RecordingStatus,
+  RECORDING_STATUSES,
+  TEAM_ROLES,
+  TeamRole,
+  TRANSCRIPT_STATUSES,
+  TRANSCRIPT_VARIANTS,
+  TranscriptStatus,
+  TranscriptVariant,
+} from './recording.vocabulary';
 
 /**
- * Response schemas of the meetings and calls routes, for the interface description (the
- * wire format itself is built by recording.presenter.ts; a test checks one against the other).
+ * Response schemas of the meetings and calls routes: the interface description is generated
+ * from these classes, and recording.presenter.ts builds the wire format as these types (the
+ * compiler checks its fields; every test answer is validated against the served document).
  */
-const TRANSCRIPT_STATUSES = ['not_started', 'processing', 'completed', 'failed'];
-const EVALUATION_STATUSES = ['not_started', 'processing', 'completed', 'failed'];
-const QUESTION_TYPES = ['text', 'option', 'multi_select', 'boolean', 'number'];
-const MEETING_TYPES = ['qualification', 'negotiation', 'proposal', 'closing', 'technical_meeting', 'questions_clarifications'];
 
 export class IdNameDto {
   @ApiProperty() id: string;
@@ -20,18 +41,18 @@ export class ParticipantDto {
   @ApiPropertyOptional() display_name?: string;
   @ApiPropertyOptional({ format: 'email', description: 'Meetings.' }) email?: string;
   @ApiPropertyOptional({ description: 'Calls.' }) phone?: string;
-  @ApiProperty({ enum: ['external'] }) kind: string;
+  @ApiProperty({ enum: PARTICIPANT_KINDS }) kind: ParticipantKind;
 }
 
 export class TeamDto {
-  @ApiProperty({ pattern: '^team_' }) id: string;
+  @ApiProperty({ pattern: idPattern('team') }) id: string;
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['participant', 'leadership', 'observer'] }) role: string;
+  @ApiProperty({ enum: TEAM_ROLES }) role: TeamRole;
   @ApiProperty() is_default: boolean;
 }
 
 export class OwnerDto {
-  @ApiProperty({ pattern: '^usr_' }) id: string;
+  @ApiProperty({ pattern: idPattern('user') }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ format: 'email' }) email: string;
   @ApiProperty({ type: TeamDto, nullable: true, description: "The owner's default team, else their first team, else null." })
@@ -39,13 +60,13 @@ export class OwnerDto {
 }
 
 export class TemplateAnswerDto {
-  @ApiProperty({ pattern: '^qst_', description: 'The question id.' }) field: string;
+  @ApiProperty({ pattern: idPattern('question'), description: 'The question id.' }) field: string;
   @ApiProperty() question: string;
   @ApiProperty() answer: string;
 }
 
 export class TemplateDto {
-  @ApiProperty({ pattern: '^tpl_' }) id: string;
+  @ApiProperty({ pattern: idPattern('template') }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ type: [TemplateAnswerDto] }) answers: TemplateAnswerDto[];
 }
@@ -67,12 +88,12 @@ export class SpeakingDurationDto {
 
 export class EnablementDto {
   @ApiProperty({ type: 'string', nullable: true }) next_steps: string | null;
-  @ApiProperty({ type: 'string', enum: MEETING_TYPES, nullable: true }) meeting_type: string | null;
+  @ApiProperty({ type: 'string', enum: MEETING_TYPES, nullable: true }) meeting_type: MeetingType | null;
   @ApiProperty({ type: SpeakingDurationDto }) speaking_duration: SpeakingDurationDto;
 }
 
 export class EvaluationSummaryDto {
-  @ApiProperty({ enum: EVALUATION_STATUSES }) status: string;
+  @ApiProperty({ enum: EVALUATION_STATUSES }) status: EvaluationStatus;
   @ApiProperty({ type: 'string', nullable: true }) justification: string | null;
 }
 
@@ -85,7 +106,7 @@ export class SkillScoreDto {
 
 export class TranscriptSummaryDto {
   @ApiProperty() available: boolean;
-  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: string;
+  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: TranscriptStatus;
 }
 
 export class BotHistoryEntryDto {
@@ -96,12 +117,12 @@ export class BotHistoryEntryDto {
 
 /** A call; a meeting has the same fields plus `bot_history`. */
 export class CallDto {
-  @ApiProperty({ pattern: '^call_' }) id: string;
-  @ApiProperty({ enum: ['call'] }) object: string;
+  @ApiProperty({ pattern: idPattern('call') }) id: string;
+  @ApiProperty({ enum: ['call'] }) object: RecordingKind;
   @ApiProperty() title: string;
-  @ApiProperty({ enum: ['completed'] }) status: string;
-  @ApiProperty({ enum: ['video', 'audio'], description: 'Media the record was captured as.' }) type: string;
-  @ApiProperty({ enum: ['internal', 'external'] }) audience: string;
+  @ApiProperty({ enum: RECORDING_STATUSES }) status: RecordingStatus;
+  @ApiProperty({ enum: MEDIA_TYPES, description: 'Media the record was captured as.' }) type: MediaType;
+  @ApiProperty({ enum: AUDIENCES }) audience: Audience;
   @ApiProperty(DATE_TIME) meeting_at: string;
   @ApiProperty({ type: 'integer' }) duration_seconds: number;
   @ApiProperty() no_show: boolean;
@@ -121,16 +142,16 @@ export class CallDto {
 }
 
 export class MeetingDto extends CallDto {
-  @ApiProperty({ pattern: '^mtg_' }) declare id: string;
-  @ApiProperty({ enum: ['meeting'] }) declare object: string;
+  @ApiProperty({ pattern: idPattern('meeting') }) declare id: string;
+  @ApiProperty({ enum: ['meeting'] }) declare object: 'meeting';
   @ApiProperty({ type: [BotHistoryEntryDto], description: 'Meetings only; absent on calls.' }) bot_history: BotHistoryEntryDto[];
 }
 
 export class OverallEvaluationDto {
   @ApiProperty({ type: 'string', nullable: true, description: 'Null when no evaluation exists yet.' }) id: string | null;
-  @ApiProperty({ enum: ['overall_meeting_evaluation'] }) object: string;
+  @ApiProperty({ enum: ['overall_meeting_evaluation'] }) object: 'overall_meeting_evaluation';
   @ApiProperty({ description: 'The meeting id or the call id, per the collection addressed.' }) meeting_id: string;
-  @ApiProperty({ enum: EVALUATION_STATUSES }) status: string;
+  @ApiProperty({ enum: EVALUATION_STATUSES }) status: EvaluationStatus;
   @ApiProperty({ type: 'integer', nullable: true }) score: number | null;
   @ApiProperty({ type: 'string', nullable: true }) justification: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
@@ -138,15 +159,15 @@ export class OverallEvaluationDto {
 }
 
 export class QuestionDto {
-  @ApiProperty({ pattern: '^qst_' }) id: string;
+  @ApiProperty({ pattern: idPattern('question') }) id: string;
   @ApiProperty() text: string;
-  @ApiProperty({ enum: QUESTION_TYPES }) type: string;
+  @ApiProperty({ enum: QUESTION_TYPES }) type: QuestionType;
   @ApiProperty({ type: 'integer' }) order: number;
 }
 
 export class AnswerDto {
-  @ApiProperty({ pattern: '^ans_' }) id: string;
-  @ApiProperty({ enum: ['meeting_answer'] }) object: string;
+  @ApiProperty({ pattern: idPattern('answer') }) id: string;
+  @ApiProperty({ enum: ['meeting_answer'] }) object: 'meeting_answer';
   @ApiProperty({ type: QuestionDto }) question: QuestionDto;
   @ApiProperty() answer: string;
   @ApiProperty(DATE_TIME) updated_at: string;
@@ -160,11 +181,11 @@ export class UtteranceDto {
 }
 
 export class TranscriptDto {
-  @ApiProperty({ enum: ['transcript'] }) object: string;
+  @ApiProperty({ enum: ['transcript'] }) object: 'transcript';
   @ApiProperty({ description: 'The meeting id or the call id, per the collection addressed.' }) meeting_id: string;
   @ApiProperty() available: boolean;
-  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: string;
-  @ApiProperty({ type: 'string', enum: ['enhanced', 'original'], nullable: true }) variant: string | null;
+  @ApiProperty({ enum: TRANSCRIPT_STATUSES }) status: TranscriptStatus;
+  @ApiProperty({ type: 'string', enum: TRANSCRIPT_VARIANTS, nullable: true }) variant: TranscriptVariant | null;
   @ApiProperty({ type: [UtteranceDto], description: 'Empty when unavailable.' }) utterances: UtteranceDto[];
   @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) updated_at: string | null;

@@ -1,16 +1,16 @@
-import { AnswersRow, EvaluationRow, RecordingRow, TranscriptRow } from './recordings.repository';
-import { RECORDING_COLLECTIONS } from './recording-kind';
+import { AnswerDto, CallDto, MeetingDto, OverallEvaluationDto, ParticipantDto, TranscriptDto } from './recording.dto';
+import { AnswersRow, EvaluationRow, RecordingRow, StoredParticipant, TranscriptRow } from './recordings.repository';
 
 /**
  * The wire format of meetings and calls, defined once. Fields in the spec's order; a call
  * has no `bot_history` key at all.
  */
-export function presentRecording(row: RecordingRow): Record<string, unknown> {
+export function presentRecording(row: RecordingRow): CallDto | MeetingDto {
   const transcriptAvailable = row.transcript_status === 'completed';
   const evaluationStatus = row.evaluation_status ?? 'not_started';
   return {
     id: row.public_id,
-    object: RECORDING_COLLECTIONS[row.kind].object,
+    object: row.kind,
     title: row.title,
     status: row.status,
     type: row.media_type,
@@ -46,16 +46,20 @@ export function presentRecording(row: RecordingRow): Record<string, unknown> {
   };
 }
 
+const PARTICIPANT_FIELDS = ['display_name', 'email', 'phone'] as const;
+
 /** Only the documented participant fields, each only when recorded. */
-function presentParticipant(p: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of ['display_name', 'email', 'phone'] as const) if (typeof p[key] === 'string') out[key] = p[key];
-  out.kind = p.kind ?? 'external';
-  return out;
+function presentParticipant(p: StoredParticipant): ParticipantDto {
+  const out: Pick<ParticipantDto, (typeof PARTICIPANT_FIELDS)[number]> = {};
+  for (const key of PARTICIPANT_FIELDS) {
+    const value = p[key];
+    if (typeof value === 'string') out[key] = value;
+  }
+  return { ...out, kind: p.kind ?? 'external' };
 }
 
 /** Not started (no evaluation yet, or one not started): id, score, justification and timestamps null. */
-export function presentEvaluation(row: EvaluationRow): Record<string, unknown> {
+export function presentEvaluation(row: EvaluationRow): OverallEvaluationDto {
   const started = row.status !== null && row.status !== 'not_started';
   return {
     id: started ? row.evaluation_id : null,
@@ -69,12 +73,12 @@ export function presentEvaluation(row: EvaluationRow): Record<string, unknown> {
   };
 }
 
-export function presentAnswers(row: AnswersRow): Array<Record<string, unknown>> {
+export function presentAnswers(row: AnswersRow): AnswerDto[] {
   return row.answers.map((a) => ({ id: a.id, object: 'meeting_answer', question: a.question, answer: a.answer, updated_at: a.updated_at }));
 }
 
 /** Unavailable: `available` false with the current status, no variant, no utterances, null timestamps. */
-export function presentTranscript(row: TranscriptRow): Record<string, unknown> {
+export function presentTranscript(row: TranscriptRow): TranscriptDto {
   const available = row.transcript_status === 'completed' && row.variant !== null;
   return {
     object: 'transcript',

@@ -3,30 +3,20 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { Authenticated } from '../auth/auth.decorators';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
+import { idParamOf, named } from '../conversations/collection-descriptor';
 import { ListRecordingsQuery } from './list-recordings.query';
-import {
-  AnswerListEnvelope,
-  CallEnvelope,
-  CallListEnvelope,
-  MeetingEnvelope,
-  MeetingListEnvelope,
-  OverallEvaluationEnvelope,
-  TranscriptEnvelope,
-} from './recording.dto';
-import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-kind';
+import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
+import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
 import { RecordingsService } from './recordings.service';
 
 /**
  * The five routes of a collection, declared once and instantiated for meetings and for
  * calls: same handlers, the collection's path, id parameter, scope and schemas.
  */
-function recordingsController(c: RecordingCollection, tag: string, schemas: { single: Type; list: Type }): Type {
-  const idParam = `${c.object}_id`;
-  // Stable operation ids named for the API (generated clients' method names): listMeetings, getCallTranscript…
-  const noun = c.object === 'meeting' ? 'Meeting' : 'Call';
-  const param = { name: idParam, description: `A ${c.object} id (\`${c.idKind === 'meeting' ? 'mtg_' : 'call_'}…\`).` };
+function recordingsController(c: RecordingCollection): Type {
+  const param = idParamOf(c);
 
-  @ApiTags(tag)
+  @ApiTags(c.tag)
   @Controller(c.path)
   class RecordingsController {
     constructor(readonly recordings: RecordingsService) {}
@@ -34,61 +24,63 @@ function recordingsController(c: RecordingCollection, tag: string, schemas: { si
     @Get()
     @Authenticated(c.scope)
     @ApiOperation({
-      operationId: `list${noun}s`,
-      summary: `List ${c.object}s`,
+      operationId: `list${c.operationNoun}s`,
+      summary: `List ${c.noun}s`,
       description: 'Ordered by `created_at`, then id; keyset pagination.',
     })
-    @ApiOkResponse({ type: schemas.list })
+    @ApiOkResponse({ type: c.schemas.list })
     list(@Query() query: ListRecordingsQuery) {
-      return this.recordings.list(c.kind, query);
+      return this.recordings.list(c, query);
     }
 
-    @Get(`:${idParam}`)
+    @Get(`:${c.idParam}`)
     @Authenticated(c.scope)
-    @ApiOperation({ operationId: `get${noun}`, summary: `Retrieve a ${c.object}` })
+    @ApiOperation({ operationId: `get${c.operationNoun}`, summary: `Retrieve a ${c.noun}` })
     @ApiParam(param)
-    @ApiOkResponse({ type: schemas.single })
+    @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
-    get(@Param(idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.get(c.kind, id);
+    get(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.recordings.get(c, id);
     }
 
-    @Get(`:${idParam}/evaluations/overall`)
+    @Get(`:${c.idParam}/evaluations/overall`)
     @Authenticated(c.scope)
-    @ApiOperation({ operationId: `get${noun}OverallEvaluation`, summary: `The ${c.object}'s overall evaluation` })
+    @ApiOperation({ operationId: `get${c.operationNoun}OverallEvaluation`, summary: `The ${c.noun}'s overall evaluation` })
     @ApiParam(param)
     @ApiOkResponse({ type: OverallEvaluationEnvelope })
     @ApiNotFound()
-    overallEvaluation(@Param(idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.overallEvaluation(c.kind, id);
+    overallEvaluation(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.recordings.overallEvaluation(c, id);
     }
 
-    @Get(`:${idParam}/answers`)
+    @Get(`:${c.idParam}/answers`)
     @Authenticated(c.scope)
-    @ApiOperation({ operationId: `list${noun}Answers`, summary: `Answers to the ${c.object}'s default template, in question order` })
+    @ApiOperation({
+      operationId: `list${c.operationNoun}Answers`,
+      summary: `Answers to the ${c.noun}'s default template, in question order`,
+    })
     @ApiParam(param)
     @ApiOkResponse({ type: AnswerListEnvelope })
     @ApiNotFound()
-    answers(@Param(idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.answers(c.kind, id);
+    answers(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.recordings.answers(c, id);
     }
 
-    @Get(`:${idParam}/transcript`)
+    @Get(`:${c.idParam}/transcript`)
     @Authenticated(c.scope, 'transcriptions.read')
-    @ApiOperation({ operationId: `get${noun}Transcript`, summary: `The ${c.object}'s transcript (enhanced when available, else original)` })
+    @ApiOperation({
+      operationId: `get${c.operationNoun}Transcript`,
+      summary: `The ${c.noun}'s transcript (enhanced when available, else original)`,
+    })
     @ApiParam(param)
     @ApiOkResponse({ type: TranscriptEnvelope })
     @ApiNotFound()
-    transcript(@Param(idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.transcript(c.kind, id);
+    transcript(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.recordings.transcript(c, id);
     }
   }
-  Object.defineProperty(RecordingsController, 'name', { value: `${tag}Controller` });
-  return RecordingsController;
+  return named(RecordingsController, c);
 }
 
-export const MeetingsController = recordingsController(RECORDING_COLLECTIONS.meeting, 'Meetings', {
-  single: MeetingEnvelope,
-  list: MeetingListEnvelope,
-});
-export const CallsController = recordingsController(RECORDING_COLLECTIONS.call, 'Calls', { single: CallEnvelope, list: CallListEnvelope });
+export const MeetingsController = recordingsController(RECORDING_COLLECTIONS.meeting);
+export const CallsController = recordingsController(RECORDING_COLLECTIONS.call);

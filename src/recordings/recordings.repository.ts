@@ -1,52 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
+import { AccountDto } from '../common/openapi/resources.dto';
 import { accountsJson, iso, limitClause, micros, pageOf, Params, userJson } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
-import { RecordingKind } from './recording-kind';
+import { IdNameDto, OwnerDto, QuestionDto, SkillScoreDto, SpeakingUserDto, TemplateAnswerDto } from './recording.dto';
+import {
+  Audience,
+  EvaluationStatus,
+  MediaType,
+  MeetingType,
+  ParticipantKind,
+  RecordingKind,
+  RecordingStatus,
+  TranscriptStatus,
+  TranscriptVariant,
+} from './recording.vocabulary';
 
-export interface UserRef {
-  id: string;
-  name: string;
-  email: string | null;
-}
+/** A participant as the capture system stored it: the documented fields among others, each maybe absent. */
+export type StoredParticipant = Partial<Record<'display_name' | 'email' | 'phone', unknown>> & { kind?: ParticipantKind };
 
-/** One record with every relation it shows, as the queries below return it. */
+/**
+ * One record with every relation it shows, as the queries below return it; the relations the
+ * statement builds in their wire shape are typed by their DTOs.
+ */
 export interface RecordingRow {
   id: string;
   created_micros: string;
   public_id: string;
   kind: RecordingKind;
   title: string;
-  status: string;
-  media_type: string;
-  audience: string;
+  status: RecordingStatus;
+  media_type: MediaType;
+  audience: Audience;
   meeting_at: string;
   duration_seconds: number;
   no_show: boolean;
-  participants: Array<Record<string, unknown>>;
+  participants: StoredParticipant[];
   customer_questions: Array<{ question: string; category: string }>;
   bot_history: Array<{ code: string | null; subcode: string | null; occurred_at: string }> | null;
-  transcript_status: string;
+  transcript_status: TranscriptStatus;
   created_at: string;
   updated_at: string;
-  owner: UserRef & { team: { id: string; name: string; role: string; is_default: boolean } | null };
+  owner: OwnerDto;
   template: { id: string; name: string } | null;
-  template_answers: Array<{ field: string; question: string; answer: string }>;
-  tags: Array<{ id: string; name: string }>;
-  competitors: Array<{ id: string; name: string }>;
-  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
-  evaluation_status: string | null;
+  template_answers: TemplateAnswerDto[];
+  tags: IdNameDto[];
+  competitors: IdNameDto[];
+  accounts: AccountDto[];
+  evaluation_status: EvaluationStatus | null;
   evaluation_justification: string | null;
-  enablement: { next_steps: string | null; meeting_type: string | null; others_seconds: number | null } | null;
-  speaking_durations: Array<{ user: UserRef; duration_seconds: number }>;
-  skill_scores: Array<{ user: UserRef; skill: { id: string; name: string }; score: number; justification: string | null }>;
+  enablement: { next_steps: string | null; meeting_type: MeetingType | null; others_seconds: number | null } | null;
+  speaking_durations: SpeakingUserDto[];
+  skill_scores: SkillScoreDto[];
 }
 
 export interface EvaluationRow {
   public_id: string;
   evaluation_id: string | null;
-  status: string | null;
+  status: EvaluationStatus | null;
   score: number | null;
   justification: string | null;
   created_at: string | null;
@@ -56,7 +68,7 @@ export interface EvaluationRow {
 export interface AnswersRow {
   answers: Array<{
     id: string;
-    question: { id: string; text: string; type: string; order: number };
+    question: QuestionDto;
     answer: string;
     updated_at: string;
   }>;
@@ -64,8 +76,8 @@ export interface AnswersRow {
 
 export interface TranscriptRow {
   public_id: string;
-  transcript_status: string;
-  variant: string | null;
+  transcript_status: TranscriptStatus;
+  variant: TranscriptVariant | null;
   utterances: Array<{ speaker: string | null; text: string; start_ms: number; end_ms: number }> | null;
   created_at: string | null;
   updated_at: string | null;

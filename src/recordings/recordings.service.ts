@@ -6,11 +6,12 @@ import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
+import { AnswerDto, CallDto, MeetingDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
 import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
-import { RECORDING_COLLECTIONS, RecordingKind } from './recording-kind';
+import { RecordingCollection } from './recording-collections';
 import { RecordingsRepository } from './recordings.repository';
 
-/** Meetings and calls: one implementation, parameterised by the kind of the route. */
+/** Meetings and calls: one implementation, told by each call which collection it serves. */
 @Injectable()
 export class RecordingsService {
   constructor(
@@ -19,11 +20,11 @@ export class RecordingsService {
     private readonly cls: ClsService<RequestStore>,
   ) {}
 
-  async list(kind: RecordingKind, query: ListRecordingsQuery): Promise<Page<Record<string, unknown>>> {
+  async list(c: RecordingCollection, query: ListRecordingsQuery): Promise<Page<CallDto | MeetingDto>> {
     const company = principalOf(this.cls).companyId;
-    const binding = { route: RECORDING_COLLECTIONS[kind].listRoute, company, filters: query.filters() };
+    const binding = { route: c.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
-    const rows = await this.recordings.listPage(company, kind, query, after, query.limit + 1);
+    const rows = await this.recordings.listPage(company, c.kind, query, after, query.limit + 1);
     return keysetPage(
       rows,
       query.limit,
@@ -34,33 +35,33 @@ export class RecordingsService {
     );
   }
 
-  async get(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findOne(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
+  async get(c: RecordingCollection, id: string): Promise<CallDto | MeetingDto> {
+    const row = await this.recordings.findOne(principalOf(this.cls).companyId, c.kind, this.publicId(c, id));
     if (!row) throw ApiError.notFound();
     return presentRecording(row);
   }
 
-  async overallEvaluation(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findEvaluation(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
+  async overallEvaluation(c: RecordingCollection, id: string): Promise<OverallEvaluationDto> {
+    const row = await this.recordings.findEvaluation(principalOf(this.cls).companyId, c.kind, this.publicId(c, id));
     if (!row) throw ApiError.notFound();
     return presentEvaluation(row);
   }
 
-  async answers(kind: RecordingKind, id: string): Promise<Collection<Record<string, unknown>>> {
-    const row = await this.recordings.findAnswers(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
+  async answers(c: RecordingCollection, id: string): Promise<Collection<AnswerDto>> {
+    const row = await this.recordings.findAnswers(principalOf(this.cls).companyId, c.kind, this.publicId(c, id));
     if (!row) throw ApiError.notFound();
     return new Collection(presentAnswers(row));
   }
 
-  async transcript(kind: RecordingKind, id: string): Promise<Record<string, unknown>> {
-    const row = await this.recordings.findTranscript(principalOf(this.cls).companyId, kind, this.publicId(kind, id));
+  async transcript(c: RecordingCollection, id: string): Promise<TranscriptDto> {
+    const row = await this.recordings.findTranscript(principalOf(this.cls).companyId, c.kind, this.publicId(c, id));
     if (!row) throw ApiError.notFound();
     return presentTranscript(row);
   }
 
   /** A malformed id, or one of the other collection, is simply not found. */
-  private publicId(kind: RecordingKind, id: string): string {
-    const parsed = parseId(RECORDING_COLLECTIONS[kind].idKind, id);
+  private publicId(c: RecordingCollection, id: string): string {
+    const parsed = parseId(c.idKind, id);
     if (!parsed) throw ApiError.notFound();
     return parsed;
   }

@@ -7,7 +7,7 @@ import { ClientsService } from '../clients/clients.service';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { CompaniesService } from '../companies/companies.service';
 import { AppConfig } from '../config/app-config';
-import { RecordingKind } from '../recordings/recording-kind';
+import { MEETING_TYPES, QuestionType, RecordingKind, TEAM_ROLES } from '../recordings/recording.vocabulary';
 import { ConversationsFactory, EmailSpec, MailboxRef } from './conversations.factory';
 import {
   EVALUATION_STATES,
@@ -59,7 +59,7 @@ const CUSTOMER_LINES = [
   'Gostei bastante da parte de transcrição das ligações.',
 ];
 
-const QUESTIONS: Array<{ text: string; type: string; answers: string[] }> = [
+const QUESTIONS: Array<{ text: string; type: QuestionType; answers: string[] }> = [
   {
     text: 'Qual é a principal dor do cliente?',
     type: 'text',
@@ -70,8 +70,6 @@ const QUESTIONS: Array<{ text: string; type: string; answers: string[] }> = [
   { text: 'O decisor participou?', type: 'boolean', answers: ['Sim', 'Não'] },
   { text: 'Quantas licenças?', type: 'number', answers: ['40', '12'] },
 ];
-
-const MEETING_TYPES = ['qualification', 'negotiation', 'proposal', 'closing', 'technical_meeting', 'questions_clarifications'];
 
 /**
  * `seed:demo`: a new company with realistic Brazilian B2B sales data in every documented
@@ -135,10 +133,9 @@ class DemoData {
       await this.people.team('Vendas Enterprise'),
       await this.people.team('Customer Success'),
     ];
-    const roles = ['participant', 'leadership', 'observer'] as const;
     for (const [i, seller] of sellers.entries()) {
-      await this.people.membership(seller, teams[i % 3], roles[i % 3], true);
-      if (i % 2 === 0) await this.people.membership(seller, teams[(i + 1) % 3], roles[(i + 1) % 3], false);
+      await this.people.membership(seller, teams[i % 3], TEAM_ROLES[i % 3], true);
+      if (i % 2 === 0) await this.people.membership(seller, teams[(i + 1) % 3], TEAM_ROLES[(i + 1) % 3], false);
     }
 
     const accounts: Array<Ref & { domain: string }> = [];

@@ -1,13 +1,30 @@
 import { randomInt } from 'node:crypto';
-import { RecordingKind } from '../recordings/recording-kind';
+import { ID_PREFIX } from '../common/ids/public-id';
+import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
+import {
+  Audience,
+  EVALUATION_STATUSES,
+  MediaType,
+  MeetingType,
+  QuestionType,
+  RecordingKind,
+  TeamRole,
+  TRANSCRIPT_STATUSES,
+  TRANSCRIPT_VARIANTS,
+  TranscriptStatus,
+  TranscriptVariant,
+} from '../recordings/recording.vocabulary';
 import { Ref, TenantFactory, token } from './tenant-factory';
 
 export type { Ref } from './tenant-factory';
 
-export const TRANSCRIPT_STATES = ['not_started', 'processing', 'failed', 'original', 'enhanced'] as const;
 /** `original`/`enhanced`: completed with that variant as the best one; the others: not readable yet. */
-export type TranscriptState = (typeof TRANSCRIPT_STATES)[number];
-export const EVALUATION_STATES = ['none', 'not_started', 'processing', 'completed', 'failed'] as const;
+export type TranscriptState = Exclude<TranscriptStatus, 'completed'> | TranscriptVariant;
+export const TRANSCRIPT_STATES: readonly TranscriptState[] = [
+  ...TRANSCRIPT_STATUSES.filter((s): s is Exclude<TranscriptStatus, 'completed'> => s !== 'completed'),
+  ...[...TRANSCRIPT_VARIANTS].reverse(), // the original first
+];
+export const EVALUATION_STATES = ['none', ...EVALUATION_STATUSES] as const;
 /** `none`: no evaluation row at all (reads as not started). */
 export type EvaluationState = (typeof EVALUATION_STATES)[number];
 
@@ -16,7 +33,7 @@ export interface UserRef extends Ref {
   email: string;
 }
 export interface TemplateRef extends Ref {
-  questions: Array<Ref & { text: string; type: string; position: number }>;
+  questions: Array<Ref & { text: string; type: QuestionType; position: number }>;
 }
 
 export interface Utterance {
@@ -35,9 +52,9 @@ export interface Participant {
 export interface RecordingOptions {
   owner: UserRef;
   title?: string;
-  mediaType?: 'video' | 'audio';
+  mediaType?: MediaType;
   /** Derived from `participants` when omitted; `internal` alone means no outside participant. */
-  audience?: 'internal' | 'external';
+  audience?: Audience;
   meetingAt?: Date;
   createdAt?: Date;
   durationSeconds?: number;
@@ -50,7 +67,7 @@ export interface RecordingOptions {
   competitors?: Ref[];
   accounts?: Ref[];
   /** Enablement with these users' speaking durations; undefined: no enablement. */
-  enablement?: { speakers: UserRef[]; meetingType?: string | null; nextSteps?: string | null; othersSeconds?: number | null };
+  enablement?: { speakers: UserRef[]; meetingType?: MeetingType | null; nextSteps?: string | null; othersSeconds?: number | null };
   skillScores?: Array<{ user: UserRef; skill: Ref; score: number }>;
   botHistory?: Array<{ code: string | null; subcode: string | null; occurred_at: string }>;
   /** External participants; one generic customer by default (none for an internal record). */
@@ -78,7 +95,7 @@ export class RecordingsFactory extends TenantFactory {
     return this.insert('teams', 'team', { name });
   }
 
-  async membership(user: Ref, team: Ref, role: 'participant' | 'leadership' | 'observer', isDefault: boolean): Promise<void> {
+  async membership(user: Ref, team: Ref, role: TeamRole, isDefault: boolean): Promise<void> {
     await this.db.query('INSERT INTO team_memberships (company_id, user_id, team_id, role, is_default) VALUES ($1, $2, $3, $4, $5)', [
       this.companyId,
       user.id,
@@ -104,7 +121,7 @@ export class RecordingsFactory extends TenantFactory {
     return this.insert('accounts', 'account', { domain, cnpj });
   }
 
-  async template(questions: Array<{ text: string; type: string }>, name = `Roteiro ${token()}`): Promise<TemplateRef> {
+  async template(questions: Array<{ text: string; type: QuestionType }>, name = `Roteiro ${token()}`): Promise<TemplateRef> {
     const template = await this.insert('templates', 'template', { name });
     const created: TemplateRef['questions'] = [];
     // Positions are 1-based and inserted in reverse, so that order never comes from insertion.
@@ -135,7 +152,7 @@ export class RecordingsFactory extends TenantFactory {
     const audience = participants.length > 0 ? 'external' : 'internal';
     if (o.audience && o.audience !== audience)
       throw new Error(`an ${o.audience} record cannot list ${participants.length} outside participants`);
-    const recording = await this.insert('recordings', kind === 'meeting' ? 'meeting' : 'call', {
+    const recording = await this.insert('recordings', RECORDING_COLLECTIONS[kind].idKind, {
       kind,
       title: o.title ?? `${kind === 'meeting' ? 'Reunião' : 'Ligação'} ${token()}`,
       media_type: o.mediaType ?? (kind === 'meeting' ? 'video' : 'audio'),
@@ -203,7 +220,7 @@ export class RecordingsFactory extends TenantFactory {
    * `from` (ties broken by id), for pagination and volume.
    */
   async bulk(kind: RecordingKind, count: number, owner: Ref, from: Date, options: { sameCreatedAt?: boolean } = {}): Promise<void> {
-    const prefix = kind === 'meeting' ? 'mtg_' : 'call_';
+    const prefix = ID_PREFIX[RECORDING_COLLECTIONS[kind].idKind];
     await this.db.query(
       `INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, owner_id, participants,
          bot_history, transcript_status, created_at, updated_at)
@@ -225,7 +242,7 @@ export class RecordingsFactory extends TenantFactory {
     );
   }
 
-  private async transcriptVariant(recordingId: string, variant: 'original' | 'enhanced', utterances: Utterance[]): Promise<void> {
+  private async transcriptVariant(recordingId: string, variant: TranscriptVariant, utterances: Utterance[]): Promise<void> {
     await this.db.query('INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, $3, $4)', [
       this.companyId,
       recordingId,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CompaniesService } from '../companies/companies.service';
-import { RecordingKind } from '../recordings/recording-kind';
+import { ID_PREFIX } from '../common/ids/public-id';
+import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
+import { EvaluationStatus, MeetingType, QUESTION_TYPES, RecordingKind, TranscriptStatus } from '../recordings/recording.vocabulary';
 import { ConversationsFactory } from './conversations.factory';
 import { RecordingsFactory, UserRef } from './recordings.factory';
 import { Ref } from './tenant-factory';
@@ -32,6 +34,13 @@ export type Progress = (what: string, done: number, total: number) => void;
 
 /** Rows of the main table per statement: big enough for throughput, small enough to report progress and bound memory. */
 const BATCH = 25_000;
+
+/** Transcript statuses by row number: two records in five have a readable transcript. */
+const TRANSCRIPT_SPREAD: TranscriptStatus[] = ['completed', 'completed', 'processing', 'not_started', 'failed'];
+/** Evaluation statuses by row number, of the three records in four that have an evaluation. */
+const EVALUATION_SPREAD: EvaluationStatus[] = ['completed', 'completed', 'processing', 'failed', 'not_started'];
+/** Meeting types of the bulk enablements. */
+const MEETING_TYPE_SPREAD: MeetingType[] = ['qualification', 'negotiation', 'proposal', 'closing'];
 
 /** The transcript every bulk record with a readable one carries: a short realistic exchange. */
 const UTTERANCES = JSON.stringify(
@@ -114,9 +123,7 @@ async function referencePool(m: EntityManager, companyId: string): Promise<Refer
   for (let i = 0; i < 20; i++) owners.push(await people.user());
   const team = await people.team('Vendas');
   for (const owner of owners) await people.membership(owner, team, 'participant', true);
-  const template = await people.template(
-    ['text', 'option', 'multi_select', 'boolean', 'number'].map((type, i) => ({ text: `Pergunta ${i + 1}`, type })),
-  );
+  const template = await people.template(QUESTION_TYPES.map((type, i) => ({ text: `Pergunta ${i + 1}`, type })));
   const ids = (refs: Ref[]) => refs.map((r) => r.id);
   const many = async (n: number, make: () => Promise<Ref>) => {
     const refs: Ref[] = [];
@@ -137,7 +144,6 @@ async function referencePool(m: EntityManager, companyId: string): Promise<Refer
 
 /** `size` recordings of `kind` with their relations, in one statement. */
 async function recordingsBatch(m: EntityManager, companyId: string, kind: RecordingKind, size: number, pool: ReferencePool): Promise<void> {
-  const prefix = kind === 'meeting' ? 'mtg_' : 'call_';
   await m.query(
     `WITH r AS (
        INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, no_show, owner_id,
@@ -154,7 +160,7 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
            ELSE jsonb_build_array(jsonb_build_object('display_name', 'Cliente ' || g, 'phone', '+55 11 9' || lpad((g % 100000000)::text, 8, '0'), 'kind', 'external')) END,
          '[{"question": "Qual é o prazo de implantação?", "category": "implementation"}]'::jsonb,
          CASE WHEN $3 = 'meeting' THEN jsonb_build_array(jsonb_build_object('code', 'joining_call', 'subcode', NULL, 'occurred_at', at)) END,
-         (ARRAY['completed', 'completed', 'processing', 'not_started', 'failed'])[1 + g % 5],
+         ($13::text[])[1 + g % cardinality($13::text[])],
          at + interval '1 hour', at + interval '1 hour'
        FROM (SELECT g, now() - random() * interval '730 days' AS at FROM generate_series(1, $6::int) g) t
        RETURNING id, template_id, transcript_status, owner_id
@@ -167,14 +173,14 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
        WHERE transcript_status = 'completed'
      ), evaluations AS (
        INSERT INTO recording_evaluations (public_id, company_id, recording_id, status, score, justification)
-       SELECT app_public_id('eval_'), $2, id, s.status,
+       SELECT app_public_id($14), $2, id, s.status,
          CASE WHEN s.status = 'completed' THEN (n * 37 % 101)::int END,
          CASE WHEN s.status = 'completed' THEN 'Boa condução da descoberta.' END
-       FROM numbered, LATERAL (SELECT (ARRAY['completed', 'completed', 'processing', 'failed', 'not_started'])[1 + n % 5] AS status) s
+       FROM numbered, LATERAL (SELECT ($15::text[])[1 + n % cardinality($15::text[])] AS status) s
        WHERE n % 4 <> 0
      ), answers AS (
        INSERT INTO recording_answers (public_id, company_id, recording_id, question_id, answer)
-       SELECT app_public_id('ans_'), $2, id, q, 'Resposta'
+       SELECT app_public_id($16), $2, id, q, 'Resposta'
        FROM numbered, unnest($8::bigint[]) q WHERE template_id IS NOT NULL
      ), tags AS (
        INSERT INTO recording_tags (company_id, recording_id, tag_id)
@@ -187,7 +193,7 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
        SELECT $2, id, ($11::bigint[])[1 + n % cardinality($11::bigint[])] FROM numbered WHERE n % 3 = 0
      ), enablements AS (
        INSERT INTO recording_enablements (company_id, recording_id, next_steps, meeting_type, others_seconds)
-       SELECT $2, id, 'Enviar proposta.', (ARRAY['qualification', 'negotiation', 'proposal', 'closing'])[1 + n % 4], 120
+       SELECT $2, id, 'Enviar proposta.', ($17::text[])[1 + n % cardinality($17::text[])], 120
        FROM numbered WHERE n % 4 = 1
      ), speaking AS (
        INSERT INTO recording_speaking_durations (company_id, recording_id, user_id, duration_seconds)
@@ -196,7 +202,7 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
      INSERT INTO recording_skill_scores (company_id, recording_id, user_id, skill_id, score)
      SELECT $2, id, owner_id, ($12::bigint[])[1 + n % cardinality($12::bigint[])], (n * 13 % 101)::int FROM numbered WHERE n % 4 = 2`,
     [
-      prefix,
+      ID_PREFIX[RECORDING_COLLECTIONS[kind].idKind],
       companyId,
       kind,
       pool.owners,
@@ -208,6 +214,11 @@ async function recordingsBatch(m: EntityManager, companyId: string, kind: Record
       pool.accounts,
       pool.competitors,
       pool.skills,
+      TRANSCRIPT_SPREAD,
+      ID_PREFIX.evaluation,
+      EVALUATION_SPREAD,
+      ID_PREFIX.answer,
+      MEETING_TYPE_SPREAD,
     ],
   );
 }
@@ -225,7 +236,7 @@ async function conversationsBatch(
     channel === 'email'
       ? `WITH c AS (
            INSERT INTO email_conversations (public_id, company_id, thread_key, subject, first_message_at, last_message_at, last_message_direction)
-           SELECT app_public_id('eml_'), $1,
+           SELECT app_public_id($7), $1,
              md5(random()::text || clock_timestamp()::text || g::text) || '@volume', 'Proposta comercial ' || g, at, at, 'outbound'
            FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
            RETURNING id, first_message_at AS at, subject
@@ -237,7 +248,7 @@ async function conversationsBatch(
          )
          INSERT INTO email_messages (public_id, company_id, conversation_id, message_id, sent_at, direction, subject, snippet, body_text,
            sender, recipients_to, attachments)
-         SELECT app_public_id('emsg_'), $1, c.id,
+         SELECT app_public_id($8), $1, c.id,
            md5(random()::text || clock_timestamp()::text || c.id::text || k::text) || '@volume', c.at + k * interval '17 minutes',
            CASE WHEN k % 2 = 0 THEN 'outbound' ELSE 'inbound' END, CASE WHEN k = 0 THEN c.subject ELSE 'Re: ' || c.subject END,
            'Olá, segue a proposta conforme conversamos.', 'Olá,\n\nSegue a proposta conforme conversamos.\n\nAbraços',
@@ -250,7 +261,7 @@ async function conversationsBatch(
       : `WITH c AS (
            INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id, seller_phone,
              first_message_at, last_message_at, last_message_direction)
-           SELECT app_public_id('wa_'), $1, 'chat_web',
+           SELECT app_public_id($6), $1, 'chat_web',
              md5(random()::text || clock_timestamp()::text || g::text), false, '+55 11 9' || lpad((g % 100000000)::text, 8, '0'),
              'Contato ' || g, ($5::bigint[])[1 + g % cardinality($5::bigint[])], '+55 11 90000-0000', at, at, 'inbound'
            FROM (SELECT g, now() - random() * interval '365 days' AS at FROM generate_series(1, $2::int) g) t
@@ -260,14 +271,23 @@ async function conversationsBatch(
            SELECT $1, id, ($4::bigint[])[1 + (id % cardinality($4::bigint[]))::int] FROM c
          )
          INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
-         SELECT app_public_id('wamsg_'), $1, c.id, md5(random()::text || c.id::text || k::text),
+         SELECT app_public_id($7), $1, c.id, md5(random()::text || c.id::text || k::text),
            c.at + k * interval '3 minutes', CASE WHEN k % 2 = 0 THEN 'inbound' ELSE 'outbound' END,
            CASE WHEN k % 2 = 0 THEN c.contact_phone ELSE '+55 11 90000-0000' END,
            CASE WHEN k % 2 = 0 THEN c.contact_name ELSE 'Vendedor' END, 'text', 'Mensagem ' || (k + 1)
          FROM c, generate_series(0, $3::int - 1) k`;
   const params =
     channel === 'email'
-      ? [companyId, size, messages, pool.mailbox.id, pool.mailbox.address, pool.accounts]
-      : [companyId, size, messages, pool.accounts, pool.owners];
+      ? [
+          companyId,
+          size,
+          messages,
+          pool.mailbox.id,
+          pool.mailbox.address,
+          pool.accounts,
+          ID_PREFIX.emailConversation,
+          ID_PREFIX.emailMessage,
+        ]
+      : [companyId, size, messages, pool.accounts, pool.owners, ID_PREFIX.chatConversation, ID_PREFIX.chatMessage];
   await m.query(sql, params);
 }

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Client } from 'pg';
 import { Company } from '../../src/companies/company.entity';
 import { EVALUATION_STATES, RecordingsFactory, Ref, TemplateRef, TRANSCRIPT_STATES, UserRef } from '../../src/seeding/recordings.factory';
-import { RecordingKind } from '../../src/recordings/recording-kind';
+import { RecordingKind } from '../../src/recordings/recording.vocabulary';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { OpenApiResponses } from '../support/openapi-responses';

@@ -2,13 +2,17 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { ChatMessageRow, ChatRepository } from '../../src/chat/chat.repository';
+import { CHAT_TABLES, ChatConversationRow, ChatMessageRow } from '../../src/chat/chat.sql';
 import { TimeIdPosition } from '../../src/common/cursors/keyset-page';
 import { Company } from '../../src/companies/company.entity';
-import { ConversationReads, MessageRowBase } from '../../src/conversations/conversation-queries';
-import { PositionedRow } from '../../src/conversations/conversations.service';
+import {
+  ConversationsRepository,
+  ConversationTables,
+  MessageRowBase,
+  PositionedRow,
+} from '../../src/conversations/conversations.repository';
 import { ListConversationsQuery } from '../../src/conversations/list-conversations.query';
-import { EmailsRepository } from '../../src/emails/emails.repository';
+import { EMAIL_TABLES } from '../../src/emails/email.sql';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
@@ -16,7 +20,7 @@ import { asTenant, comparePositions, expectStrictlyIncreasing, walkRepository } 
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 /**
- * EmailsRepository and ChatRepository (the shared reads of conversation-queries.ts) against the
+ * ConversationsRepository over the email and the chat tables against the
  * real database, called as the conversation services call them: inside the company's tenant
  * transaction. The list's filters (`last_message_after/before`, exclusive, to the microsecond);
  * the keyset orders `(last_message_at, id)` of conversations and `(sent_at, id)` of a
@@ -36,7 +40,19 @@ function query(params: Record<string, string> = {}): ListConversationsQuery {
   return q;
 }
 
-type AnyReads = ConversationReads<PositionedRow & { public_id: string }, MessageRowBase>;
+/** The repository's three reads over one channel's tables, as the conversation service calls them. */
+function readsOf<C extends PositionedRow, M extends MessageRowBase>(tables: ConversationTables) {
+  const repository = () => app.get(ConversationsRepository);
+  return {
+    listPage: (companyId: string, q: ListConversationsQuery, after: TimeIdPosition | null, take: number) =>
+      repository().listPage<C>(tables, companyId, q, after, take),
+    findOne: (companyId: string, publicId: string) => repository().findOne<C>(tables, companyId, publicId),
+    messagesPage: (companyId: string, conversation: string, after: TimeIdPosition | null, take: number) =>
+      repository().messagesPage<M>(tables, companyId, conversation, after, take),
+  };
+}
+
+type AnyReads = ReturnType<typeof readsOf<PositionedRow & { public_id: string }, MessageRowBase>>;
 
 interface Channel {
   name: 'email' | 'chat';
@@ -72,7 +88,7 @@ const mailboxOf = (f: ConversationsFactory, seller: UserRef) => {
 const CHANNELS: Channel[] = [
   {
     name: 'email',
-    repository: () => app.get(EmailsRepository) as unknown as AnyReads,
+    repository: () => readsOf(EMAIL_TABLES),
     conversations: 'email_conversations',
     messages: 'email_messages',
     async make(f, seller, times) {
@@ -87,7 +103,7 @@ const CHANNELS: Channel[] = [
   },
   {
     name: 'chat',
-    repository: () => app.get(ChatRepository) as unknown as AnyReads,
+    repository: () => readsOf(CHAT_TABLES),
     conversations: 'chat_conversations',
     messages: 'chat_messages',
     make: (f, seller, times) => f.chat({ seller, messages: times.map((sentAt) => ({ sentAt })) }),
@@ -319,8 +335,8 @@ describe('chat tombstones', () => {
   let chats: Ref[];
   let chat: Ref & { messages: Ref[] };
   let before: ChatMessageRow[];
-  const chatRepo = () => app.get(ChatRepository);
-  const read = <T>(work: (r: ChatRepository) => Promise<T>) => asTenant(app, company.id, () => work(chatRepo()));
+  const chatReads = readsOf<ChatConversationRow, ChatMessageRow>(CHAT_TABLES);
+  const read = <T>(work: (r: typeof chatReads) => Promise<T>) => asTenant(app, company.id, () => work(chatReads));
   const messagesOf = async () => (await read((r) => r.messagesPage(company.id, chat.publicId, null, 101)))!;
   const revokedAt = at(T3, 3600);
 

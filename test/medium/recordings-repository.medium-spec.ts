@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { TimeIdPosition } from '../../src/common/cursors/keyset-page';
 import { Company } from '../../src/companies/company.entity';
 import { ListRecordingsQuery } from '../../src/recordings/list-recordings.query';
-import { RecordingKind } from '../../src/recordings/recording-kind';
+import { RecordingKind } from '../../src/recordings/recording.vocabulary';
 import { RecordingRow, RecordingsRepository } from '../../src/recordings/recordings.repository';
 import { RecordingsFactory, Ref, TRANSCRIPT_STATES, TranscriptState, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';

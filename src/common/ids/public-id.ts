@@ -28,6 +28,9 @@ export const ID_PREFIX = {
 export type IdKind = keyof typeof ID_PREFIX;
 export type IdPrefix = (typeof ID_PREFIX)[IdKind];
 
+/** The `pattern` the interface description gives ids of `kind`: their prefix. */
+export const idPattern = (kind: IdKind): string => `^${ID_PREFIX[kind]}`;
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 22 base62 characters, each uniformly random: about 131 bits. */
 export const ID_BODY_LENGTH = 22;

@@ -16,8 +16,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - recordings_owner_idx: owner_email (resolved to owner ids first, users_company_email_idx);
  * - recordings_media_idx: type; recordings_audience_idx: audience;
  * - recordings_transcript_idx: has_transcript (on `transcript_status = 'completed'`).
- * Every relation of a page is fetched in one batch by `recording_id = ANY(...)`, served by
- * the leading `recording_id` of each child table's primary key or index.
+ * A record's relations are read inside the record's own statement (correlated subqueries, see
+ * recordings.repository.ts), each served by the leading `recording_id` of the child table's
+ * primary key or index.
  */
 export class Recordings1764000000000 implements MigrationInterface {
   name = 'Recordings1764000000000';

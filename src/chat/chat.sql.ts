@@ -1,28 +1,28 @@
-import { Injectable } from '@nestjs/common';
-import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
+import { AccountDto, UserDto } from '../common/openapi/resources.dto';
+import { Direction } from '../conversations/conversation.vocabulary';
+import { ConversationTables, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
-import { TenantTransaction } from '../database/tenant-transaction';
 
-export interface ChatConversationRow {
-  id: string;
-  position_micros: string;
+/** The SQL that reads chat conversations and messages (by the conversations repository), and the rows it returns. */
+
+export interface ChatConversationRow extends PositionedRow {
   public_id: string;
   source: string;
   is_group: boolean;
   contact_phone: string | null;
   contact_name: string;
-  seller_user: { id: string; name: string; email: string };
+  seller_user: UserDto;
   seller_phone: string;
-  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+  accounts: AccountDto[];
   first_message_at: string;
   last_message_at: string;
-  last_message_direction: string;
+  last_message_direction: Direction;
   deleted_at: string | null;
   deleted_reason: string | null;
 }
 
 export interface ChatMessageRow extends MessageRowBase {
-  direction: string;
+  direction: Direction;
   author_phone: string;
   author_name: string;
   type: string;
@@ -43,20 +43,15 @@ const CONVERSATION_SELECT = `
     ${iso('c.deleted_at')} AS deleted_at, c.deleted_reason
   FROM chat_conversations c JOIN users u ON u.id = c.seller_id`;
 
-/** Reads of chat conversations and messages. */
-@Injectable()
-export class ChatRepository extends ConversationReads<ChatConversationRow, ChatMessageRow> {
-  constructor(tenant: TenantTransaction) {
-    super(tenant, {
-      select: CONVERSATION_SELECT,
-      conversations: 'chat_conversations',
-      messages: 'chat_messages',
-      // A message deleted for everyone is a tombstone: its content never leaves the database.
-      messageColumns: `m.direction, m.author_phone, m.author_name, m.type,
+/** The chat tables as the conversations repository reads them. */
+export const CHAT_TABLES: ConversationTables = {
+  select: CONVERSATION_SELECT,
+  conversations: 'chat_conversations',
+  messages: 'chat_messages',
+  // A message deleted for everyone is a tombstone: its content never leaves the database.
+  messageColumns: `m.direction, m.author_phone, m.author_name, m.type,
        CASE WHEN m.deleted_at IS NULL THEN m.text END AS text,
        CASE WHEN m.deleted_at IS NULL THEN m.media END AS media,
        CASE WHEN m.deleted_at IS NULL THEN m.transcription END AS transcription,
        ${iso('m.edited_at')} AS edited_at, ${iso('m.deleted_at')} AS deleted_at, m.deleted_reason`,
-    });
-  }
-}
+};

@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { ConversationReads, MessageRowBase } from '../conversations/conversation-queries';
+import { AccountDto } from '../common/openapi/resources.dto';
+import { Direction } from '../conversations/conversation.vocabulary';
+import { ConversationTables, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
-import { TenantTransaction } from '../database/tenant-transaction';
+import { MailboxDto } from './email.dto';
+
+/** The SQL that reads email conversations and messages (by the conversations repository), and the rows it returns. */
 
 export interface AddressEntry {
   address: string;
@@ -9,23 +12,21 @@ export interface AddressEntry {
   internal?: boolean;
 }
 
-export interface EmailConversationRow {
-  id: string;
-  position_micros: string;
+export interface EmailConversationRow extends PositionedRow {
   public_id: string;
   subject: string;
   first_message_at: string;
   last_message_at: string;
   message_count: number;
   has_attachments: boolean;
-  last_message_direction: string;
+  last_message_direction: Direction;
   participants: Array<{ address: string; name: string | null; internal: boolean }>;
-  mailboxes: Array<{ address: string; owner: { id: string; name: string; email: string } | null }>;
-  accounts: Array<{ id: string; domain: string; cnpj: string | null }>;
+  mailboxes: MailboxDto[];
+  accounts: AccountDto[];
 }
 
 export interface EmailMessageRow extends MessageRowBase {
-  direction: string;
+  direction: Direction;
   subject: string;
   snippet: string;
   body_text: string;
@@ -49,15 +50,10 @@ const CONVERSATION_SELECT = `
     ${accountsJson('email_conversation_accounts', 'conversation_id', 'c.id')} AS accounts
   FROM email_conversations c`;
 
-/** Reads of email conversations and messages. */
-@Injectable()
-export class EmailsRepository extends ConversationReads<EmailConversationRow, EmailMessageRow> {
-  constructor(tenant: TenantTransaction) {
-    super(tenant, {
-      select: CONVERSATION_SELECT,
-      conversations: 'email_conversations',
-      messages: 'email_messages',
-      messageColumns: 'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
-    });
-  }
-}
+/** The email tables as the conversations repository reads them. */
+export const EMAIL_TABLES: ConversationTables = {
+  select: CONVERSATION_SELECT,
+  conversations: 'email_conversations',
+  messages: 'email_messages',
+  messageColumns: 'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
+};

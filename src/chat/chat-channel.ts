@@ -1,0 +1,21 @@
+import { conversationChannel } from '../conversations/conversation-channel';
+import { ChatConversationEnvelope, ChatConversationListEnvelope, ChatMessageListEnvelope } from './chat.dto';
+import { presentChatConversation, presentChatMessage } from './chat.presenter';
+import { CHAT_TABLES } from './chat.sql';
+
+/** Chat conversations, the one descriptor of the channel: `GET /v1/chat`, `/v1/chat/{chat_id}` and its messages. */
+export const CHAT_CHANNEL = conversationChannel({
+  idKind: 'chatConversation',
+  path: 'v1/chat',
+  idParam: 'chat_id',
+  tag: 'Chat',
+  operationNoun: 'Chat',
+  noun: 'chat conversation',
+  scope: 'chat.read',
+  contentScope: 'chat.content.read',
+  contentPolicy: 'chat_content',
+  schemas: { single: ChatConversationEnvelope, list: ChatConversationListEnvelope, messages: ChatMessageListEnvelope },
+  tables: CHAT_TABLES,
+  present: presentChatConversation,
+  presentMessage: presentChatMessage,
+});

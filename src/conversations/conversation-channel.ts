@@ -1,0 +1,31 @@
+import { Type } from '@nestjs/common';
+import { Scope } from '../contract/scopes';
+import { ContentPolicyName } from '../contract/rate-limit-policies';
+import { CollectionDescriptor, listRouteOf } from './collection-descriptor';
+import { ConversationTables, MessageRowBase, PositionedRow } from './conversations.repository';
+
+/**
+ * One descriptor per conversation channel, holding everything that tells email from chat (the
+ * layout: CollectionDescriptor): beyond what every collection has, its messages' scope, policy,
+ * schema and cursor binding, the tables and columns it reads (rows `C` and `M`) and its wire
+ * format (the DTOs `CD` and `MD`).
+ */
+export interface ConversationChannel<C extends PositionedRow, M extends MessageRowBase, CD, MD> extends CollectionDescriptor {
+  /** Needed, with `scope`, to read the messages. */
+  contentScope: Scope;
+  /** The rate-limit policy that also governs the messages route. */
+  contentPolicy: ContentPolicyName;
+  schemas: { single: Type; list: Type; messages: Type };
+  tables: ConversationTables;
+  present(row: C): CD;
+  presentMessage(row: M): MD;
+  /** Route template of the messages: their cursors' route binding (with the conversation as parent). */
+  messagesRoute: string;
+}
+
+/** A channel's descriptor, with the cursors' route bindings derived from its path. */
+export function conversationChannel<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  channel: Omit<ConversationChannel<C, M, CD, MD>, 'listRoute' | 'messagesRoute'>,
+): ConversationChannel<C, M, CD, MD> {
+  return { ...channel, listRoute: listRouteOf(channel.path), messagesRoute: `GET /${channel.path}/{${channel.idParam}}/messages` };
+}

@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { TimeIdPosition } from '../common/cursors/keyset-page';
+import { iso, limitClause, micros, pageOf, Params } from '../database/sql';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { ListConversationsQuery } from './list-conversations.query';
+
+/** A row in keyset order: its internal id and the microseconds of its order instant. */
+export interface PositionedRow {
+  id: string;
+  position_micros: string;
+}
+
+/** The columns every message row starts with. */
+export interface MessageRowBase extends PositionedRow {
+  public_id: string;
+  conversation_public_id: string;
+  sent_at: string;
+}
+
+/** How a channel's tables are read: the conversation SELECT (alias `c`), the tables, the message columns (alias `m`). */
+export interface ConversationTables {
+  select: string;
+  conversations: string;
+  messages: string;
+  messageColumns: string;
+}
+
+/**
+ * Reads of email and chat conversations and their messages, over the tables of the channel
+ * each call names: each one statement inside the request's tenant transaction, each filtered
+ * by the company itself (row-level security is the second wall).
+ */
+@Injectable()
+export class ConversationsRepository {
+  constructor(private readonly tenant: TenantTransaction) {}
+
+  /**
+   * `take` conversations after `after` in `(last_message_at, id)` order, matching the filters.
+   * The activity index `(company_id, last_message_at, id)` serves the order, the cursor and both
+   * filters, which are ranges on the order itself.
+   */
+  async listPage<C>(
+    tables: ConversationTables,
+    companyId: string,
+    query: ListConversationsQuery,
+    after: TimeIdPosition | null,
+    take: number,
+  ): Promise<C[]> {
+    const p = new Params();
+    const where = [`c.company_id = ${p.add(companyId)}`];
+    if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
+    if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
+    if (after) where.push(p.after('c.last_message_at', 'c.id', after));
+    const rows = await this.tenant.query<C>(
+      `${tables.select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`,
+      p.values,
+    );
+    return pageOf(rows, take);
+  }
+
+  async findOne<C>(tables: ConversationTables, companyId: string, publicId: string): Promise<C | null> {
+    const [row] = await this.tenant.query<C>(`${tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [companyId, publicId]);
+    return row ?? null;
+  }
+
+  /**
+   * A conversation and `take` of its messages after `after` in `(sent_at, id)` order, in one
+   * statement served by the messages table's `(conversation_id, sent_at, id)` index. Null when
+   * the company has no such conversation (404); an empty page when it has no message after
+   * `after` (the conversation's row comes without one).
+   */
+  async messagesPage<M extends MessageRowBase>(
+    tables: ConversationTables,
+    companyId: string,
+    conversationPublicId: string,
+    after: TimeIdPosition | null,
+    take: number,
+  ): Promise<M[] | null> {
+    const p = new Params();
+    const company = p.add(companyId);
+    const conversation = p.add(conversationPublicId);
+    const keyset = after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '';
+    const rows = await this.tenant.query<M | { id: null }>(
+      `SELECT page.*, c.public_id AS conversation_public_id
+     FROM ${tables.conversations} c
+     LEFT JOIN LATERAL (
+       SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}
+       FROM ${tables.messages} m
+       WHERE m.conversation_id = c.id AND m.company_id = c.company_id ${keyset}
+       ORDER BY m.sent_at, m.id ${limitClause(take)}
+     ) page ON true
+     WHERE c.company_id = ${company} AND c.public_id = ${conversation}
+     ORDER BY page.position_micros::bigint, page.id`,
+      p.values,
+    );
+    if (!rows.length) return null;
+    return pageOf(
+      rows.filter((r): r is M => r.id !== null),
+      take,
+    );
+  }
+}
