@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { ScopesGuard } from './auth/scopes.guard';
 import { claimedClientId } from './auth/token-request';
+import { ChangesModule } from './changes/changes.module';
 import { ChatModule } from './chat/chat.module';
 import { CursorsModule } from './common/cursors/cursors.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
@@ -77,7 +78,16 @@ const requestPipeline: Provider[] = [
 ];
 
 /** Modules of the HTTP service's routes, in the order a reader meets them. */
-const routeModules: Type[] = [HealthModule, CompaniesModule, AuthModule, ContextModule, RecordingsModule, EmailsModule, ChatModule];
+const routeModules: Type[] = [
+  HealthModule,
+  CompaniesModule,
+  AuthModule,
+  ContextModule,
+  RecordingsModule,
+  EmailsModule,
+  ChatModule,
+  ChangesModule,
+];
 
 @Module({})
 export class AppModule {

@@ -23,6 +23,7 @@ const TAGS: Array<[string, string]> = [
   ['Calls', 'VoIP calls: the same shape as meetings, in their own collection.'],
   ['Emails', "Email conversations, deduplicated across the company's mailboxes, and their messages."],
   ['Chat', "Chat conversations of the company's sellers and their messages."],
+  ['Changes', 'The change feed: what changed since a cursor, in commit order, never skipping, never expiring.'],
 ];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

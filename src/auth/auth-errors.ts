@@ -20,11 +20,11 @@ export const AuthErrors = {
     return new ApiError('INVALID_ACCESS_TOKEN', detail, bearerChallenge({ error: 'invalid_token', error_description: detail }));
   },
 
-  insufficientScope(required: readonly string[]): ApiError {
+  insufficientScope(required: readonly string[], anyOf = false): ApiError {
     const scope = required.join(' ');
     return new ApiError(
       'INSUFFICIENT_SCOPE',
-      `This route needs the scopes: ${scope}.`,
+      anyOf ? `This route needs at least one of the scopes: ${scope}.` : `This route needs the scopes: ${scope}.`,
       bearerChallenge({ error: 'insufficient_scope', scope }),
     );
   },

@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiOAuth2, ApiResponse } from '@nestjs/swagger';
 import { ErrorEnvelope } from '../common/openapi/error-envelope.dto';
 import { OAUTH2_SCHEME } from '../common/openapi/security-schemes';
-import { IS_PUBLIC, REQUIRED_SCOPES } from '../contract/route-metadata';
+import { ANY_OF_SCOPES, IS_PUBLIC, REQUIRED_SCOPES } from '../contract/route-metadata';
 import { Scope } from '../contract/scopes';
 
 /** A route without a bearer token (probes, the token endpoint). Every other route needs one. */
@@ -16,6 +16,25 @@ export function Authenticated(...scopes: Scope[]): MethodDecorator & ClassDecora
   return applyDecorators(
     SetMetadata(REQUIRED_SCOPES, scopes),
     ApiOAuth2(scopes, OAUTH2_SCHEME),
+    authErrors(scopes.length ? `INSUFFICIENT_SCOPE without ${scopes.join(' and ')}` : undefined),
+  );
+}
+
+/**
+ * A `/v1` route that needs at least one of `scopes` (what it answers may depend on which):
+ * documented as alternative security requirements, one per scope.
+ */
+export function AuthenticatedByAnyOf(...scopes: Scope[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(ANY_OF_SCOPES, scopes),
+    ...scopes.map((scope) => ApiOAuth2([scope], OAUTH2_SCHEME)),
+    authErrors(`INSUFFICIENT_SCOPE without any of ${scopes.join(', ')}`),
+  );
+}
+
+/** The errors every authenticated route may answer, as OpenAPI responses. */
+function authErrors(insufficientScope: string | undefined): MethodDecorator & ClassDecorator {
+  return applyDecorators(
     ApiResponse({
       status: 400,
       type: ErrorEnvelope,
@@ -29,7 +48,7 @@ export function Authenticated(...scopes: Scope[]): MethodDecorator & ClassDecora
     ApiResponse({
       status: 403,
       type: ErrorEnvelope,
-      description: scopes.length ? `API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without ${scopes.join(' and ')}.` : 'API_ACCESS_DISABLED.',
+      description: insufficientScope ? `API_ACCESS_DISABLED, or ${insufficientScope}.` : 'API_ACCESS_DISABLED.',
     }),
     ApiResponse({
       status: 503,

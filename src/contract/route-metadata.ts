@@ -6,8 +6,11 @@
 /** A route without a bearer token (probes, the token endpoint): `@Public()`. */
 export const IS_PUBLIC = 'auth:public';
 
-/** The scopes a route requires: `@Authenticated(...scopes)`. */
+/** The scopes a route requires, every one: `@Authenticated(...scopes)`. */
 export const REQUIRED_SCOPES = 'auth:scopes';
+
+/** Scopes of which a route requires at least one: `@AuthenticatedByAnyOf(...scopes)`. */
+export const ANY_OF_SCOPES = 'auth:any-of-scopes';
 
 /** A route's declared rate-limit policy set: `@RateLimitPolicies(...)`, `@ContentPolicy(...)`. */
 export const ROUTE_POLICIES = 'rate-limit:route-policies';

@@ -10,8 +10,11 @@ export const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
 /** Tables the API role may not touch at all; it reaches one client at a time through API_FUNCTIONS. */
 export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
 
-/** SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them). */
-export const API_FUNCTIONS = ['app_client_state(text)', 'app_client_credentials(text)'];
+/**
+ * SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them): the
+ * credential lookups, and the change log's compaction (the role only reads the log otherwise).
+ */
+export const API_FUNCTIONS = ['app_client_state(text)', 'app_client_credentials(text)', 'app_compact_changes(timestamptz, integer)'];
 
 /**
  * Runs pending migrations as the schema owner, then gives the API role exactly its

@@ -101,12 +101,12 @@ describe('tenant isolation in the database', () => {
       await (await createTestApp()).close(); // and starts again once revoked
     });
 
-    it('has no TEMPORARY privilege, and the definer lookups search pg_temp last, so a temporary table cannot shadow theirs', async () => {
+    it('has no TEMPORARY privilege, and the definer functions search pg_temp last, so a temporary table cannot shadow theirs', async () => {
       expect((await api.query(`SELECT has_database_privilege(current_user, current_database(), 'TEMPORARY') AS t`))[0].t).toBe(false);
       const config: Array<{ name: string; search_path: string }> = await owner.query(
         `SELECT proname AS name, array_to_string(proconfig, ',') AS search_path FROM pg_proc WHERE prosecdef AND pronamespace = 'public'::regnamespace ORDER BY 1`,
       );
-      expect(config.map((c) => c.name)).toEqual(['app_client_credentials', 'app_client_state']);
+      expect(config.map((c) => c.name)).toEqual(['app_client_credentials', 'app_client_state', 'app_compact_changes']);
       for (const c of config) expect(c.search_path).toBe('search_path=pg_catalog, public, pg_temp');
       // Even a role given TEMP back cannot shadow the clients table the lookup reads.
       const admin = await su().initialize();

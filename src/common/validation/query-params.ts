@@ -28,9 +28,9 @@ function Check(
   );
 }
 
-export function LimitParam() {
+export function LimitParam(defaultSize = DEFAULT_PAGE_SIZE) {
   return applyDecorators(
-    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: defaultSize, description: 'Page size.' }),
     Transform(({ value }) => (typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value)),
     Check(
       'INVALID_LIMIT',
@@ -98,6 +98,38 @@ export function EnumFilter(values: readonly string[], description: string) {
       (v) => typeof v === 'string' && values.includes(v),
       `$property must be one of ${values.join(', ')}.`,
     ),
+  );
+}
+
+/** A comma-separated subset of `values`, read as the list of distinct values in `values`' order. */
+export function ListFilter(values: readonly string[], description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`,
+      description: `${description} Comma-separated, any of: ${values.join(', ')}.`,
+    }),
+    Transform(({ value }) => {
+      if (typeof value !== 'string') return value;
+      const items = value.split(',');
+      return items.every((item) => values.includes(item)) ? values.filter((v) => items.includes(v)) : value;
+    }),
+    Check(
+      'INVALID_FILTER',
+      'listFilter',
+      (v) => Array.isArray(v),
+      `$property must list some of ${values.join(', ')}, separated by commas.`,
+    ),
+  );
+}
+
+/** A parameter that may only come without `other` (e.g. a starting point, which a cursor replaces). */
+export function Without(other: string): PropertyDecorator {
+  return Check(
+    'INVALID_FILTER',
+    'without',
+    (_v, args) => (args.object as Record<string, unknown>)[other] === undefined,
+    `$property may not be given with ${other}.`,
   );
 }
 

@@ -8,6 +8,7 @@ import { PublicIdFunction1764400000000 } from './1764400000000-public-id-functio
 import { AudienceFromParticipants1764500000000 } from './1764500000000-audience-from-participants';
 import { AuditPartitions1764600000000 } from './1764600000000-audit-partitions';
 import { DefinerSearchPath1764700000000 } from './1764700000000-definer-search-path';
+import { ChangeFeed1764800000000 } from './1764800000000-change-feed';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   AudienceFromParticipants1764500000000,
   AuditPartitions1764600000000,
   DefinerSearchPath1764700000000,
+  ChangeFeed1764800000000,
 ];

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { ChangesController } from './changes.controller';
+import { ChangesRepository } from './changes.repository';
+import { ChangesService } from './changes.service';
+
+/** The change feed: `GET /v1/changes`, and the compaction of its log. */
+@Module({ controllers: [ChangesController], providers: [ChangesRepository, ChangesService] })
+export class ChangesModule {}
