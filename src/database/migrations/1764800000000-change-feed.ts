@@ -20,9 +20,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - recordings → the meeting or call itself (created, updated `details`, `transcript` when the
  *   transcript status moved, deleted); a BEFORE trigger moves `updated_at` on every real change,
  *   and a change to a part moves it too (so an update of `updated_at` alone logs nothing);
- * - transcripts → `transcript`; evaluations → `details`, `evaluation`; answers and template
- *   questions → `details`, `answers`; every other part of a record, and the shared rows a record
- *   shows (owner, team, template, tags, competitors, accounts, skills) → `details`;
+ * - transcripts → `details` (the record's `updated_at` moved), `transcript`; evaluations →
+ *   `details`, `evaluation`; answers and template questions → `details`, `answers`; every other
+ *   part of a record, and the shared rows a record shows (owner, team, template, tags,
+ *   competitors, accounts, skills) → `details`;
  * - conversations → the conversation; their mailboxes, participants and accounts → `details`;
  * - messages → the message (parent: its conversation), and its conversation `messages` when a
  *   message arrives or is removed.
@@ -251,7 +252,7 @@ export const CAPTURE: Capture[] = [
            WHERE (to_jsonb(n) - 'updated_at') IS DISTINCT FROM (to_jsonb(o) - 'updated_at')`
         : `SELECT ROW(t.company_id, t.kind, t.public_id, NULL, '${op}', '{}'::text[])::change_row FROM ${rows} t`,
   },
-  part('transcripts', ['transcript']),
+  part('transcripts', ['details', 'transcript']),
   part('recording_evaluations', ['details', 'evaluation']),
   part('recording_answers', ['details', 'answers']),
   ...['recording_tags', 'recording_competitors', 'recording_accounts', 'recording_enablements'].map((t) => part(t, DETAILS)),
