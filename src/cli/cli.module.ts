@@ -15,6 +15,8 @@ import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands'
 import { DemoSeeder } from '../seeding/demo-seeder';
 import { SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
 import { VolumeSeeder } from '../seeding/volume-seeder';
+import { ChangeCompaction } from '../changes/change-compaction';
+import { ChangesCompactCommand } from './changes.commands';
 
 const commands = [
   CompanyCreateCommand,
@@ -25,6 +27,7 @@ const commands = [
   AuditPruneCommand,
   SeedDemoCommand,
   SeedVolumeCommand,
+  ChangesCompactCommand,
 ];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
@@ -47,6 +50,7 @@ export class CliModule {
         AdminAudit,
         DemoSeeder,
         VolumeSeeder,
+        ChangeCompaction,
         { provide: CLI_OUTPUT, useValue: output },
       ],
     };

@@ -74,6 +74,8 @@ export class AppConfig {
   readonly auditQueueLimit: number;
   /** Audit partitions wholly older than this many days are dropped by `audit:prune`. */
   readonly auditRetentionDays: number;
+  /** The change log: entries older than `compactAfterSeconds` are compacted, every `compactIntervalSeconds` (0: never in the background). */
+  readonly changes: { compactAfterSeconds: number; compactIntervalSeconds: number };
   readonly shutdownDelayMs: number;
   /** After the delay, how long in-flight requests may take before the remaining connections are cut. */
   readonly shutdownGraceMs: number;
@@ -148,6 +150,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
     auditQueueLimit: vars.AUDIT_QUEUE_LIMIT ?? 10_000,
     auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
+    changes: {
+      compactAfterSeconds: durationSeconds(vars.CHANGES_COMPACT_AFTER ?? '7d'),
+      compactIntervalSeconds: vars.CHANGES_COMPACT_INTERVAL_SECONDS ?? 600,
+    },
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? (production ? 5000 : 0),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 20_000,
     http: {
@@ -156,4 +162,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
     },
   });
+}
+
+/** `<n>` seconds, or `<n>s|m|h|d` (validated by the environment's DURATION pattern). */
+function durationSeconds(text: string): number {
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1)] ?? 1;
+  return Number.parseInt(text, 10) * unit;
 }

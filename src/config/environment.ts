@@ -7,6 +7,7 @@ import { Type } from 'class-transformer';
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
 const QUOTA = /^[1-9]\d{0,8}\/[1-9]\d{0,6}$/;
+const DURATION = /^[1-9]\d{0,8}[smhd]?$/;
 /** One PEM block; JWT_PUBLIC_KEYS holds several, concatenated. */
 export const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
 
@@ -196,6 +197,16 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(1, 36500, ' days')
   AUDIT_RETENTION_DAYS?: number;
+
+  /** Change-log entries older than this are compacted to the newest per object: `<n>` seconds, or `<n>s|m|h|d`. */
+  @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration such as 7d, 12h, 30m or 3600 (seconds), at least 1 second' })
+  CHANGES_COMPACT_AFTER?: string;
+
+  /** How often each instance tries to compact the change log (one at a time across instances); 0: never in the background. */
+  @IsOptional()
+  @IntegerIn(0, 86400, ' seconds')
+  CHANGES_COMPACT_INTERVAL_SECONDS?: number;
 
   @IsOptional()
   @IntegerIn(1, 86400, ' seconds')

@@ -1,0 +1,76 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+
+/** What one compaction run did. */
+export interface CompactionRun {
+  /** Objects whose older entries were merged into their newest one. */
+  merged: number;
+  batches: number;
+  /** True when another instance held the compaction lock, so this run stopped. */
+  busy: boolean;
+}
+
+/** Objects per batch: one short transaction each, so readers and writers never wait long. */
+export const COMPACTION_BATCH = 1000;
+
+/**
+ * Compacts the change log: entries older than CHANGES_COMPACT_AFTER are merged into the newest
+ * entry of their object (`app_compact_changes`, which runs as the schema owner), in batches of
+ * COMPACTION_BATCH objects, each its own transaction under an advisory lock, so one instance
+ * compacts at a time and the others skip their turn. Storage then grows with the number of
+ * objects, and a cursor from before still yields every object changed since.
+ *
+ * Runs in the background every CHANGES_COMPACT_INTERVAL_SECONDS in the API process, and on demand
+ * through `changes:compact`.
+ */
+@Injectable()
+export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Changes');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Merges every entry committed before `before` into its object's newest, batch by batch. */
+  async compact(
+    before = new Date(Date.now() - this.config.changes.compactAfterSeconds * 1000),
+    batch = COMPACTION_BATCH,
+  ): Promise<CompactionRun> {
+    const run: CompactionRun = { merged: 0, batches: 0, busy: false };
+    while (!this.stopped) {
+      const [{ merged }] = await this.db.query<Array<{ merged: number }>>('SELECT app_compact_changes($1, $2) AS merged', [before, batch]);
+      if (merged < 0) return { ...run, busy: true };
+      run.batches++;
+      run.merged += merged;
+      if (merged < batch) break;
+    }
+    return run;
+  }
+
+  onApplicationBootstrap(): void {
+    const seconds = this.config.changes.compactIntervalSeconds;
+    if (seconds === 0) return;
+    this.timer = setInterval(() => void this.inBackground(), seconds * 1000).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async inBackground(): Promise<void> {
+    if (this.running) return;
+    this.running = this.compact()
+      .then((run) => run.merged && this.logger.log(`compacted the change log: ${run.merged} objects in ${run.batches} batches`))
+      .catch((error: Error) => this.logger.warn(`change log compaction failed, will retry: ${error.message}`))
+      .finally(() => (this.running = undefined));
+    await this.running;
+  }
+}

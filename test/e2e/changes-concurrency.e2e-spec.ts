@@ -1,0 +1,255 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import fc from 'fast-check';
+import { Client } from 'pg';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ChangeCompaction } from '../../src/changes/change-compaction';
+import { Company } from '../../src/companies/company.entity';
+import { mintId } from '../../src/common/ids/public-id';
+import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
+import { runCli } from '../support/cli';
+import { createClient, tokenFor } from '../support/credentials';
+import { createCompany } from '../support/factories';
+import { FeedReader, idsOf } from '../support/feed';
+import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
+
+/** A cutoff after everything: compaction then merges every entry but the newest of each object. */
+const future = () => new Date(Date.now() + 3_600_000);
+
+describe('the change feed under concurrent writers and compaction', () => {
+  let db: DataSource;
+  let app: NestExpressApplication;
+  const http = () => request(app.getHttpServer());
+  let company: Company;
+  let seller: UserRef;
+  let people: RecordingsFactory;
+  let token: string;
+
+  beforeAll(async () => {
+    [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
+    company = await createCompany(db);
+    people = new RecordingsFactory(db, company.id);
+    seller = await people.user({ name: 'Ana', email: `ana.${company.publicId.slice(4, 12)}@empresa.com.br` });
+    token = await tokenFor(http(), await createClient(db, company, { scopes: ['meetings.read'] }));
+  });
+  afterAll(() => Promise.all([db.destroy(), app.close()]));
+
+  async function readerFromNow(): Promise<FeedReader> {
+    const res = await http().get('/v1/changes?start=now').set('Authorization', `Bearer ${token}`).expect(200);
+    const reader = new FeedReader(http, token);
+    reader.cursor = res.body.pagination.next_cursor;
+    return reader;
+  }
+
+  const ownerClient = async () => {
+    const client = new Client({ connectionString: process.env.TEST_MIGRATION_DATABASE_URL, application_name: 'feed-writer' });
+    await client.connect();
+    return client;
+  };
+
+  /** Inserts a bare meeting through `client` (in whatever transaction it has open). */
+  async function insertMeeting(client: Client): Promise<Ref> {
+    const publicId = mintId('meeting');
+    const { rows } = await client.query(
+      `INSERT INTO recordings (public_id, company_id, kind, title, media_type, audience, meeting_at, duration_seconds, owner_id, bot_history)
+       VALUES ($1, $2, 'meeting', 'Nova', 'video', 'internal', now(), 60, $3, '[]') RETURNING id`,
+      [publicId, company.id, seller.id],
+    );
+    return { id: String(rows[0].id), publicId };
+  }
+
+  describe('random interleavings (fast-check)', () => {
+    type Step =
+      | { kind: 'begin' | 'commit' | 'rollback'; writer: number }
+      | { kind: 'update' | 'transcript' | 'delete'; writer: number; target: number }
+      | { kind: 'create'; writer: number }
+      | { kind: 'poll' }
+      | { kind: 'compact' };
+    const WRITERS = 3;
+    const writer = fc.integer({ min: 0, max: WRITERS - 1 });
+    const target = fc.nat();
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constantFrom('begin' as const, 'commit' as const, 'rollback' as const), writer }),
+      fc.record({ kind: fc.constantFrom('update' as const, 'transcript' as const, 'delete' as const), writer, target }),
+      fc.record({ kind: fc.constant('create' as const), writer }),
+      fc.record({ kind: fc.constant('poll' as const) }),
+      fc.record({ kind: fc.constant('compact' as const) }),
+    );
+
+    it('tells the reader of every object changed after its cursor, whatever the order of commits, rollbacks and compactions', async () => {
+      const clients = await Promise.all(Array.from({ length: WRITERS }, ownerClient));
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), async (steps) => {
+            const live: Ref[] = [];
+            for (let i = 0; i < 4; i++) live.push(await people.recording('meeting', { owner: seller }));
+            const reader = await readerFromNow();
+            // Per writer: open or not, and what its open transaction changed, created and removed.
+            const open = Array.from({ length: WRITERS }, () => false);
+            const pending = Array.from({ length: WRITERS }, () => ({
+              changed: new Set<string>(),
+              created: [] as Ref[],
+              deleted: new Set<string>(),
+            }));
+            /** Objects a writer's open transaction has touched (row locks): the others leave them alone. */
+            const lockedBy = new Map<string, number>();
+            const changed = new Set<string>();
+            const deleted = new Set<string>();
+            const end = async (w: number, commit: boolean) => {
+              await clients[w].query(commit ? 'COMMIT' : 'ROLLBACK');
+              const p = pending[w];
+              if (commit) {
+                p.changed.forEach((id) => changed.add(id));
+                p.deleted.forEach((id) => deleted.add(id));
+                live.push(...p.created);
+                for (const id of p.deleted)
+                  live.splice(
+                    live.findIndex((r) => r.publicId === id),
+                    1,
+                  );
+              }
+              for (const [id, owner] of lockedBy) if (owner === w) lockedBy.delete(id);
+              pending[w] = { changed: new Set(), created: [], deleted: new Set() };
+              open[w] = false;
+            };
+            for (const s of steps) {
+              if (s.kind === 'poll') await reader.poll();
+              else if (s.kind === 'compact') await app.get(ChangeCompaction).compact(future());
+              else if (s.kind === 'begin') {
+                if (!open[s.writer]) await clients[s.writer].query('BEGIN');
+                open[s.writer] = true;
+              } else if (s.kind === 'commit' || s.kind === 'rollback') {
+                if (open[s.writer]) await end(s.writer, s.kind === 'commit');
+              } else {
+                const client = clients[s.writer];
+                const p = pending[s.writer];
+                if (s.kind === 'create') {
+                  const made = await insertMeeting(client);
+                  if (open[s.writer]) {
+                    p.created.push(made);
+                    p.changed.add(made.publicId);
+                    lockedBy.set(made.publicId, s.writer);
+                  } else {
+                    live.push(made);
+                    changed.add(made.publicId);
+                  }
+                  continue;
+                }
+                const candidates = live.filter((r) => !p.deleted.has(r.publicId) && (lockedBy.get(r.publicId) ?? s.writer) === s.writer);
+                if (!candidates.length) continue;
+                const ref = candidates[('target' in s ? s.target : 0) % candidates.length];
+                const sql = {
+                  update: `UPDATE recordings SET title = 'Título ' || md5(random()::text) WHERE id = $1`,
+                  transcript: `INSERT INTO transcripts (company_id, recording_id, variant, utterances)
+                               SELECT company_id, id, 'original', '[]' FROM recordings WHERE id = $1
+                               ON CONFLICT (recording_id, variant) DO UPDATE SET utterances = '[{"x": 1}]'`,
+                  delete: `DELETE FROM recordings WHERE id = $1`,
+                }[s.kind];
+                await client.query(sql, [ref.id]);
+                if (open[s.writer]) {
+                  p.changed.add(ref.publicId);
+                  if (s.kind === 'delete') p.deleted.add(ref.publicId);
+                  lockedBy.set(ref.publicId, s.writer);
+                } else {
+                  changed.add(ref.publicId);
+                  if (s.kind === 'delete') {
+                    deleted.add(ref.publicId);
+                    live.splice(live.indexOf(ref), 1);
+                  }
+                }
+              }
+            }
+            for (let w = 0; w < WRITERS; w++) if (open[w]) await end(w, w % 2 === 0);
+            // Once every writer has finished, the reader is told of every object changed after its cursor.
+            await eventually(async () => {
+              await reader.poll();
+              const told = new Set(idsOf(reader.seen));
+              return [...changed].every((id) => told.has(id));
+            }, 10_000);
+            for (const id of deleted) {
+              expect(reader.seen.filter((e) => e.object_id === id).at(-1)?.action).toBe('deleted');
+              await http().get(`/v1/meetings/${id}`).set('Authorization', `Bearer ${token}`).expect(404);
+            }
+          }),
+          { numRuns: Number(process.env.FEED_RUNS ?? 12), endOnFailure: true },
+        );
+      } finally {
+        for (const c of clients) {
+          await c.query('ROLLBACK').catch(() => undefined);
+          await c.end();
+        }
+      }
+    });
+  });
+
+  it('keeps every object changed since an old cursor through compaction, one entry per object left', async () => {
+    const reader = await readerFromNow();
+    const made: Ref[] = [];
+    for (let i = 0; i < 5; i++) made.push(await people.recording('meeting', { owner: seller }));
+    for (const round of [1, 2, 3]) {
+      for (const m of made) await db.query(`UPDATE recordings SET title = $2 WHERE id = $1`, [m.id, `Rodada ${round}`]);
+    }
+    const entriesOf = async () =>
+      db.query(`SELECT object_id, count(*)::int AS n FROM change_log WHERE object_id = ANY ($1) GROUP BY 1`, [made.map((m) => m.publicId)]);
+    expect((await entriesOf()).every((r: { n: number }) => r.n === 4)).toBe(true);
+    await app.get(ChangeCompaction).compact(future());
+    expect(await entriesOf()).toEqual(expect.arrayContaining(made.map((m) => ({ object_id: m.publicId, n: 1 }))));
+    // The survivor says "read it all": the cursor from before also missed the creation.
+    const got = await reader.poll();
+    expect(new Set(idsOf(got))).toEqual(new Set(made.map((m) => m.publicId)));
+    expect(got.every((e) => e.action === 'created' && e.changed.length === 0)).toBe(true);
+  });
+
+  it('merges older entries into the newest one so that it covers what they said: with the creation merged, read it all', async () => {
+    const reader = await readerFromNow();
+    const m = await people.recording('meeting', { owner: seller, transcript: 'original', evaluation: 'completed' });
+    await reader.poll(); // past its creation
+    await db.query(`UPDATE recording_evaluations SET justification = 'a' WHERE recording_id = $1`, [m.id]);
+    await db.query(`UPDATE transcripts SET utterances = '[]' WHERE recording_id = $1`, [m.id]);
+    await db.query(`UPDATE recordings SET title = 'b' WHERE id = $1`, [m.id]);
+    await app.get(ChangeCompaction).compact(future());
+    const left = await db.query(`SELECT action, changed FROM change_log WHERE object_id = $1`, [m.publicId]);
+    expect(left).toEqual([{ action: 'created', changed: [] }]);
+    // A reader that had seen the creation but not the updates is told to read it all: more than it needs, never less.
+    expect(await reader.poll()).toEqual([expect.objectContaining({ object_id: m.publicId, action: 'created', changed: [] })]);
+  });
+
+  describe('one compactor at a time', () => {
+    const LOCK = `hashtext('change_log compaction')`;
+
+    it('skips its turn while another holds the compaction lock, and does the work once it is released', async () => {
+      const m = await people.recording('meeting', { owner: seller });
+      await db.query(`UPDATE recordings SET title = 'x' WHERE id = $1`, [m.id]);
+      const holder = await ownerClient();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT pg_advisory_xact_lock(${LOCK})`);
+        expect(await app.get(ChangeCompaction).compact(future())).toEqual({ merged: 0, batches: 0, busy: true });
+        await holder.query('COMMIT');
+        const run = await app.get(ChangeCompaction).compact(future());
+        expect(run).toMatchObject({ busy: false });
+        expect(run.merged).toBeGreaterThanOrEqual(1);
+      } finally {
+        await holder.end();
+      }
+    });
+
+    it('compacts once when two processes run changes:compact at the same time', async () => {
+      const made: Ref[] = [];
+      for (let i = 0; i < 40; i++) made.push(await people.recording('meeting', { owner: seller }));
+      for (const m of made) await db.query(`UPDATE recordings SET title = 'y' WHERE id = $1`, [m.id]);
+      await app.get(ChangeCompaction).compact(future()); // everything older is compacted: only these 40 are left to merge
+      for (const m of made) await db.query(`UPDATE recordings SET title = 'z' WHERE id = $1`, [m.id]);
+      const before = future().toISOString();
+      const runs = await Promise.all([1, 2].map(() => runCli({}, 'changes:compact', '--before', before, '--json')));
+      const results = runs.map((r) => {
+        expect(r.code).toBe(0);
+        return JSON.parse(r.stdout.trim()) as { merged: number; busy: boolean };
+      });
+      // Each batch ran under the lock in one process; together they merged each object once.
+      expect(results.reduce((sum, r) => sum + r.merged, 0)).toBe(made.length);
+      const left = await db.query(`SELECT count(*)::int AS n FROM change_log WHERE object_id = ANY ($1)`, [made.map((m) => m.publicId)]);
+      expect(left[0].n).toBe(made.length);
+    });
+  });
+});
