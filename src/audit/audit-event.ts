@@ -72,7 +72,15 @@ export function resourceIdsOf(body: unknown): string[] {
   const items = Array.isArray(data) ? data : data && typeof data === 'object' ? [data] : [];
   const ids: string[] = [];
   for (const item of items as Array<Record<string, unknown>>) {
-    const id = typeof item.id === 'string' ? item.id : typeof item.meeting_id === 'string' ? item.meeting_id : null;
+    // A change feed entry names the object it tells about: that is what the client learned of.
+    const id =
+      typeof item.object_id === 'string'
+        ? item.object_id
+        : typeof item.id === 'string'
+          ? item.id
+          : typeof item.meeting_id === 'string'
+            ? item.meeting_id
+            : null;
     if (id) ids.push(id);
   }
   return ids;

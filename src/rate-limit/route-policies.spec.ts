@@ -1,6 +1,7 @@
 import { ExecutionContext, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { TokenController } from '../auth/token.controller';
+import { ChangesController } from '../changes/changes.controller';
 import { ChatController } from '../chat/chat.controller';
 import { ContextController } from '../context/context.controller';
 import { EmailsController } from '../emails/emails.controller';
@@ -30,6 +31,7 @@ describe('route rate-limit policies', () => {
         expect(policiesOf(controller, handler)).toEqual(['client', 'company']);
     }
     expect(policiesOf(ContextController, 'get')).toEqual(['client', 'company']);
+    expect(policiesOf(ChangesController, 'list')).toEqual(['client', 'company']);
   });
 
   it('governs the token endpoint by the token policy alone, and never the probes', () => {

@@ -226,6 +226,29 @@ describe('GET /v1/changes', () => {
     expect((await reader.poll()).length).toBe(0);
   });
 
+  it('refuses a cursor of another company (sealed and bound), and counts, limits and audits the feed like every read', async () => {
+    const [a, b] = [await tenant(), await tenant()];
+    const meeting = await a.people.recording('meeting', { owner: a.seller });
+    const reader = new FeedReader(http, a.token);
+    await until(reader, (e) => e.object_id === meeting.publicId);
+    const forged = await http().get(`/v1/changes?cursor=${reader.cursor}`).set('Authorization', `Bearer ${b.token}`);
+    expectError(forged, 400, 'INVALID_CURSOR');
+    const res = await http().get('/v1/changes').set('Authorization', `Bearer ${a.token}`).expect(200);
+    expect(res.headers['ratelimit-policy']).toMatch(/^"client";q=\d+;w=\d+, "company";q=\d+;w=\d+$/);
+    expect(res.headers['ratelimit']).toMatch(/^"client";r=\d+;t=\d+, "company";r=\d+;t=\d+$/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const [row] = await db.query(`SELECT route, status, company, resource_ids FROM audit_events WHERE request_id = $1`, [
+      res.headers['x-request-id'],
+    ]);
+    expect(row).toEqual({
+      route: 'GET /v1/changes',
+      status: 200,
+      company: a.company.publicId,
+      resource_ids: res.body.data.map((e: ChangeEntry) => e.object_id),
+    });
+    expect(row.resource_ids).toContain(meeting.publicId);
+  });
+
   describe('types and scopes', () => {
     it('follows the types asked for, and binds the cursor to them', async () => {
       const t = await tenant();
