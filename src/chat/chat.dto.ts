@@ -70,3 +70,4 @@ export class ChatMessageDto {
 export const ChatConversationEnvelope = SingleEnvelope(ChatConversationDto, 'ChatConversationEnvelope');
 export const ChatConversationListEnvelope = PageEnvelope(ChatConversationDto, 'ChatConversationListEnvelope');
 export const ChatMessageListEnvelope = PageEnvelope(ChatMessageDto, 'ChatMessageListEnvelope');
+export const ChatMessageEnvelope = SingleEnvelope(ChatMessageDto, 'ChatMessageEnvelope');

@@ -1,21 +1,25 @@
 import { Type } from '@nestjs/common';
 import { Scope } from '../contract/scopes';
 import { ContentPolicyName } from '../contract/rate-limit-policies';
+import { IdKind } from '../common/ids/public-id';
 import { CollectionDescriptor, listRouteOf } from './collection-descriptor';
 import { ConversationTables, MessageRowBase, PositionedRow } from './conversations.repository';
 
 /**
  * One descriptor per conversation channel, holding everything that tells email from chat (the
- * layout: CollectionDescriptor): beyond what every collection has, its messages' scope, policy,
- * schema and cursor binding, the tables and columns it reads (rows `C` and `M`) and its wire
- * format (the DTOs `CD` and `MD`).
+ * layout: CollectionDescriptor): beyond what every collection has, its messages' id kind, scope,
+ * policy, schemas and cursor binding, the tables and columns it reads (rows `C` and `M`) and its
+ * wire format (the DTOs `CD` and `MD`).
  */
 export interface ConversationChannel<C extends PositionedRow, M extends MessageRowBase, CD, MD> extends CollectionDescriptor {
+  /** The kind of its messages' ids (`emsg_…`, `wamsg_…`). */
+  messageIdKind: IdKind;
   /** Needed, with `scope`, to read the messages. */
   contentScope: Scope;
-  /** The rate-limit policy that also governs the messages route. */
+  /** The rate-limit policy that also governs the messages routes (the list and a message by id). */
   contentPolicy: ContentPolicyName;
-  schemas: { single: Type; list: Type; messages: Type };
+  /** The envelopes of a conversation, a page of conversations, a page of messages and one message. */
+  schemas: { single: Type; list: Type; messages: Type; message: Type };
   tables: ConversationTables;
   present(row: C): CD;
   presentMessage(row: M): MD;

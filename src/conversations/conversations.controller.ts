@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
+import { ID_PREFIX } from '../common/ids/public-id';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
 import { ContentPolicy } from '../rate-limit/rate-limit.decorators';
@@ -11,13 +12,17 @@ import { MessageRowBase, PositionedRow } from './conversations.repository';
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
 /**
- * The three routes of a conversation channel, declared once and instantiated for emails and
- * for chat: same handlers, the channel's path, id parameter, scopes, policy and schemas.
+ * The four routes of a conversation channel, declared once and instantiated for emails and
+ * for chat: same handlers, the channel's path, id parameters, scopes, policy and schemas.
  */
 export function conversationsController<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
   c: ConversationChannel<C, M, CD, MD>,
 ): Type {
   const param = idParamOf(c);
+  const messageParam = {
+    name: 'message_id',
+    description: `A message id (\`${ID_PREFIX[c.messageIdKind]}…\`) of that ${c.noun}.`,
+  };
 
   @ApiTags(c.tag)
   @Controller(c.path)
@@ -59,6 +64,22 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     @ApiNotFound()
     messages(@Param(c.idParam) id: string, @Query() query: ListMessagesQuery) {
       return this.conversations.messages(c, id, query);
+    }
+
+    @Get(`:${c.idParam}/messages/:${messageParam.name}`)
+    @Authenticated(c.scope, c.contentScope)
+    @ContentPolicy(c.contentPolicy)
+    @ApiOperation({
+      operationId: `get${c.operationNoun}Message`,
+      summary: `One of the ${c.noun}'s messages`,
+      description: `The message as the messages list shows it; a message of another conversation is not found. Also governed by the \`${c.contentPolicy}\` rate-limit policy.`,
+    })
+    @ApiParam(param)
+    @ApiParam(messageParam)
+    @ApiOkResponse({ type: c.schemas.message })
+    @ApiNotFound()
+    message(@Param(c.idParam) id: string, @Param(messageParam.name) messageId: string, @Query() _query: NoQuery) {
+      return this.conversations.message(c, id, messageId);
     }
   }
   return named(ConversationsController, c);

@@ -25,6 +25,10 @@ export interface ConversationTables {
   messageColumns: string;
 }
 
+/** A message row's columns (alias `m`), all but `conversation_public_id`: MessageRowBase's, then the channel's. */
+const messageSelect = (tables: ConversationTables) =>
+  `m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}`;
+
 /**
  * Reads of email and chat conversations and their messages, over the tables of the channel
  * each call names: each one statement inside the request's tenant transaction, each filtered
@@ -84,7 +88,7 @@ export class ConversationsRepository {
       `SELECT page.*, c.public_id AS conversation_public_id
      FROM ${tables.conversations} c
      LEFT JOIN LATERAL (
-       SELECT m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}
+       SELECT ${messageSelect(tables)}
        FROM ${tables.messages} m
        WHERE m.conversation_id = c.id AND m.company_id = c.company_id ${keyset}
        ORDER BY m.sent_at, m.id ${limitClause(take)}
@@ -98,5 +102,27 @@ export class ConversationsRepository {
       rows.filter((r): r is M => r.id !== null),
       take,
     );
+  }
+
+  /**
+   * One message of a conversation, as a page of messages shows it, in one statement served by
+   * the messages table's unique `public_id` index (then the conversation's primary key). Null
+   * when the company has no such message in that conversation: absent, of another company, or
+   * of another of its conversations (all 404).
+   */
+  async findMessage<M extends MessageRowBase>(
+    tables: ConversationTables,
+    companyId: string,
+    conversationPublicId: string,
+    messagePublicId: string,
+  ): Promise<M | null> {
+    const [row] = await this.tenant.query<M>(
+      `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id
+     FROM ${tables.messages} m
+     JOIN ${tables.conversations} c ON c.id = m.conversation_id AND c.company_id = m.company_id
+     WHERE m.company_id = $1 AND m.public_id = $2 AND c.public_id = $3`,
+      [companyId, messagePublicId, conversationPublicId],
+    );
+    return row ?? null;
   }
 }

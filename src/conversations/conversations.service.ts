@@ -10,10 +10,11 @@ import { ConversationsRepository, MessageRowBase, PositionedRow } from './conver
 import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
 /**
- * Email and chat conversations: the same three reads, told by each call which channel they
+ * Email and chat conversations: the same four reads, told by each call which channel they
  * serve. Lists follow `(last_message_at, id)`, so a conversation whose latest message moves
  * forward during a traversal comes again after the cursor instead of being skipped; messages
- * follow `(sent_at, id)` with a cursor bound to their conversation.
+ * follow `(sent_at, id)` with a cursor bound to their conversation; a message read by id is
+ * presented as its page shows it.
  */
 @Injectable()
 export class ConversationsService {
@@ -62,6 +63,22 @@ export class ConversationsService {
     );
     if (!rows) throw ApiError.notFound();
     return keysetPage(rows, query.limit, positionOf, (page) => page.map((r) => channel.presentMessage(r)), this.codec, binding);
+  }
+
+  /** One message of a conversation; another conversation's message, even of the same company, is not found. */
+  async message<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+    channel: ConversationChannel<C, M, CD, MD>,
+    id: string,
+    messageId: string,
+  ): Promise<MD> {
+    const row = await this.conversations.findMessage<M>(
+      channel.tables,
+      principalOf(this.cls).companyId,
+      this.publicId(channel.idKind, id),
+      this.publicId(channel.messageIdKind, messageId),
+    );
+    if (!row) throw ApiError.notFound();
+    return channel.presentMessage(row);
   }
 
   /** A malformed id, or one of another collection, is simply not found. */

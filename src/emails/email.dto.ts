@@ -56,3 +56,4 @@ export class EmailMessageDto {
 export const EmailConversationEnvelope = SingleEnvelope(EmailConversationDto, 'EmailConversationEnvelope');
 export const EmailConversationListEnvelope = PageEnvelope(EmailConversationDto, 'EmailConversationListEnvelope');
 export const EmailMessageListEnvelope = PageEnvelope(EmailMessageDto, 'EmailMessageListEnvelope');
+export const EmailMessageEnvelope = SingleEnvelope(EmailMessageDto, 'EmailMessageEnvelope');

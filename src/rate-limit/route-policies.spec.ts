@@ -17,9 +17,11 @@ describe('route rate-limit policies', () => {
       getClass: () => controller,
     } as unknown as ExecutionContext);
 
-  it('governs the email messages route by client, company and email_content, the chat messages route by client, company and chat_content', () => {
-    expect(policiesOf(EmailsController, 'messages')).toEqual(['client', 'company', 'email_content']);
-    expect(policiesOf(ChatController, 'messages')).toEqual(['client', 'company', 'chat_content']);
+  it('governs the email messages routes by client, company and email_content, the chat messages routes by client, company and chat_content', () => {
+    for (const handler of ['messages', 'message']) {
+      expect(policiesOf(EmailsController, handler)).toEqual(['client', 'company', 'email_content']);
+      expect(policiesOf(ChatController, handler)).toEqual(['client', 'company', 'chat_content']);
+    }
   });
 
   it('governs every other /v1 route by client and company', () => {
@@ -32,6 +34,15 @@ describe('route rate-limit policies', () => {
     }
     expect(policiesOf(ContextController, 'get')).toEqual(['client', 'company']);
     expect(policiesOf(ChangesController, 'list')).toEqual(['client', 'company']);
+  });
+
+  it('leaves no route of a controller above out of these sets', () => {
+    const handlers = (controller: Type) => Object.getOwnPropertyNames(controller.prototype).filter((name) => name !== 'constructor');
+    for (const controller of [EmailsController, ChatController])
+      expect(handlers(controller).sort()).toEqual(['get', 'list', 'message', 'messages']);
+    for (const controller of [MeetingsController, CallsController])
+      expect(handlers(controller).sort()).toEqual(['answers', 'get', 'list', 'overallEvaluation', 'transcript']);
+    expect(handlers(ContextController)).toEqual(['get']);
   });
 
   it('governs the token endpoint by the token policy alone, and never the probes', () => {

@@ -44,7 +44,9 @@ describe('audit trail', () => {
   let meeting: Ref;
   let call: Ref;
   let email: Ref;
+  let emailMessage: Ref;
   let chat: Ref;
+  let chatMessage: Ref;
 
   /** The rows of a request id, read as the schema owner of `where`. */
   const rowsOf = async (where: DataSource | Client, requestId: string): Promise<AuditRow[]> => {
@@ -61,8 +63,10 @@ describe('audit trail', () => {
     meeting = await people.recording('meeting', { owner, template, transcript: 'enhanced', evaluation: 'completed' });
     call = await people.recording('call', { owner, transcript: 'original' });
     const conversations = new ConversationsFactory(db, company.id);
-    email = (await conversations.thread(await conversations.mailbox(owner), 2, new Date('2026-01-01T00:00:00Z'))).conversation;
-    chat = await conversations.chat({ seller: owner, messages: [{}, {}] });
+    const thread = await conversations.thread(await conversations.mailbox(owner), 2, new Date('2026-01-01T00:00:00Z'));
+    [email, emailMessage] = [thread.conversation, thread.messages[1]];
+    const chatRef = await conversations.chat({ seller: owner, messages: [{}, {}] });
+    [chat, chatMessage] = [chatRef, chatRef.messages[0]];
     client = await createClient(db, company, { scopes: [...ALL] });
   });
   afterAll(() => db.destroy());
@@ -107,9 +111,19 @@ describe('audit trail', () => {
       ['GET /v1/emails', () => '/v1/emails?last_message_after=2025-01-01T00:00:00Z', {}],
       ['GET /v1/emails/{email_id}', () => `/v1/emails/${email.publicId}`, () => ({ email_id: email.publicId })],
       ['GET /v1/emails/{email_id}/messages', () => `/v1/emails/${email.publicId}/messages`, () => ({ email_id: email.publicId })],
+      [
+        'GET /v1/emails/{email_id}/messages/{message_id}',
+        () => `/v1/emails/${email.publicId}/messages/${emailMessage.publicId}`,
+        () => ({ email_id: email.publicId, message_id: emailMessage.publicId }),
+      ],
       ['GET /v1/chat', () => '/v1/chat', {}],
       ['GET /v1/chat/{chat_id}', () => `/v1/chat/${chat.publicId}`, () => ({ chat_id: chat.publicId })],
       ['GET /v1/chat/{chat_id}/messages', () => `/v1/chat/${chat.publicId}/messages`, () => ({ chat_id: chat.publicId })],
+      [
+        'GET /v1/chat/{chat_id}/messages/{message_id}',
+        () => `/v1/chat/${chat.publicId}/messages/${chatMessage.publicId}`,
+        () => ({ chat_id: chat.publicId, message_id: chatMessage.publicId }),
+      ],
       ['GET /v1/context', () => '/v1/context', {}],
     ])('%s writes exactly one row, committed before the answer, with who, what and the ids returned', async (route, url, params) => {
       const res = await get(url()).expect(200);
@@ -151,11 +165,13 @@ describe('audit trail', () => {
         '/v1/emails',
         `/v1/emails/${email.publicId}`,
         `/v1/emails/${email.publicId}/messages`,
+        `/v1/emails/${email.publicId}/messages/${emailMessage.publicId}`,
         '/v1/chat',
         `/v1/chat/${chat.publicId}`,
         `/v1/chat/${chat.publicId}/messages`,
+        `/v1/chat/${chat.publicId}/messages/${chatMessage.publicId}`,
       ];
-      expect(paths).toHaveLength(17); // every /v1 route (the token endpoint follows)
+      expect(paths).toHaveLength(19); // every /v1 route (the token endpoint follows)
       const encodeLetters = (segment: string) => segment.replace(/[a-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
       const variants = (path: string) => [
         path.toUpperCase(),

@@ -10,6 +10,7 @@ import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { OpenApiResponses } from '../support/openapi-responses';
 import { expectError, traverse } from '../support/http';
+import { rateLimitOf } from '../support/rate-limit-headers';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 const ALL: Scope[] = ['emails.read', 'emails.content.read', 'chat.read', 'chat.content.read', 'meetings.read'];
@@ -33,9 +34,11 @@ interface Channel {
   path: '/v1/emails' | '/v1/chat';
   template: string;
   prefix: string;
+  messagePrefix: string;
   otherPath: string;
   scope: Scope;
   contentScope: Scope;
+  contentPolicy: 'email_content' | 'chat_content';
   /** A conversation of `count` messages a minute apart, the last at `lastAt`. */
   make(t: Tenant, lastAt: Date, count?: number): Promise<Ref>;
 }
@@ -46,9 +49,11 @@ const CHANNELS: Channel[] = [
     path: '/v1/emails',
     template: '/v1/emails/{email_id}',
     prefix: 'eml_',
+    messagePrefix: 'emsg_',
     otherPath: '/v1/chat',
     scope: 'emails.read',
     contentScope: 'emails.content.read',
+    contentPolicy: 'email_content',
     make: async (t, lastAt, count = 1) => (await t.conversations.thread(t.mailbox, count, minutes(lastAt, 1 - count))).conversation,
   },
   {
@@ -56,9 +61,11 @@ const CHANNELS: Channel[] = [
     path: '/v1/chat',
     template: '/v1/chat/{chat_id}',
     prefix: 'wa_',
+    messagePrefix: 'wamsg_',
     otherPath: '/v1/emails',
     scope: 'chat.read',
     contentScope: 'chat.content.read',
+    contentPolicy: 'chat_content',
     make: (t, lastAt, count = 1) =>
       t.conversations.chat({
         seller: t.seller,
@@ -317,6 +324,126 @@ describe('email and chat conversations', () => {
       });
     });
 
+    describe('a message by id', () => {
+      let t: Tenant;
+      let conv: Ref;
+      let other: Ref;
+      let theirs: Ref;
+      /** The messages of `conv`, `other`, company B's `theirs` and a conversation of the other channel, as their lists show them. */
+      let listed: Array<{ id: string }>;
+      let otherIds: string[];
+      let theirIds: string[];
+      let otherChannelIds: string[];
+      let otherChannelConv: Ref;
+      const template = `${c.template}/messages/{message_id}`;
+      const one = (conversation: string, message: string) => `${c.path}/${conversation}/messages/${message}`;
+      const listOf = async (who: Tenant, path: string, conversation: Ref) =>
+        (await get(who, `${path}/${conversation.publicId}/messages`).expect(200)).body.data;
+
+      beforeAll(async () => {
+        t = await tenant();
+        conv = await c.make(t, new Date('2026-03-10T10:00:00Z'), 3);
+        other = await c.make(t, new Date('2026-03-10T11:00:00Z'), 2);
+        theirs = await c.make(b, new Date('2026-03-10T10:00:00Z'), 2);
+        otherChannelConv = await (CHANNELS.find((x) => x !== c) as Channel).make(t, new Date('2026-03-10T10:00:00Z'), 2);
+        listed = await listOf(t, c.path, conv);
+        otherIds = (await listOf(t, c.path, other)).map((m: { id: string }) => m.id);
+        theirIds = (await listOf(b, c.path, theirs)).map((m: { id: string }) => m.id);
+        otherChannelIds = (await listOf(t, c.otherPath, otherChannelConv)).map((m: { id: string }) => m.id);
+        expect(listed).toHaveLength(3);
+      });
+
+      it('answers each message in the single-object envelope, exactly as the list shows it, valid against the document', async () => {
+        for (const message of listed) {
+          const res = await get(t, one(conv.publicId, message.id)).expect(200);
+          expect(Object.keys(res.body)).toEqual(['data', 'request_id']);
+          expect(res.body.data).toEqual(message);
+          expect(res.body.data).toMatchObject({ id: expect.stringMatching(`^${c.messagePrefix}`), conversation_id: conv.publicId });
+          expect(res.body.request_id).toBe(res.headers['x-request-id']);
+          expect(openapi.errors(template, res)).toEqual([]);
+        }
+      });
+
+      it(`is governed by client, company and ${c.contentPolicy}, as the messages list is`, async () => {
+        const res = await get(t, one(conv.publicId, listed[0].id)).expect(200);
+        const { policy, state } = rateLimitOf(res);
+        expect([...policy.keys()]).toEqual(['client', 'company', c.contentPolicy]);
+        expect([...state.keys()]).toEqual(['client', 'company', c.contentPolicy]);
+      });
+
+      it('answers 404 identically for an absent, foreign, other-conversation, other-channel or malformed id on either side', async () => {
+        const mine = listed[0].id;
+        const cases: Array<[string, string]> = [
+          [conv.publicId, `${c.messagePrefix}0000000000000000000000`], // no such message
+          [`${c.prefix}0000000000000000000000`, mine], // no such conversation
+          [conv.publicId, otherIds[0]], // a message of another conversation of the company
+          [other.publicId, mine],
+          [conv.publicId, theirIds[0]], // company B's message, under my conversation
+          [theirs.publicId, theirIds[0]], // company B's message, under its own conversation
+          [theirs.publicId, mine],
+          [conv.publicId, otherChannelIds[0]], // a message of the other channel
+          [otherChannelConv.publicId, mine], // a conversation of the other channel
+          [conv.publicId, conv.publicId], // a conversation id as the message id
+          [conv.publicId, 'nope'],
+          ['nope', mine],
+          [conv.publicId, `${c.messagePrefix}${'x'.repeat(300)}`],
+          [conv.publicId, encodeURIComponent(`${c.messagePrefix}' OR 1=1 --`)],
+          [conv.publicId, mine.slice(0, -1)],
+          [conv.publicId, mine.toUpperCase()],
+        ];
+        const bodies = [];
+        for (const [conversation, message] of cases) {
+          const res = await get(t, one(conversation, message));
+          expect([conversation, message, res.status, res.body.error?.code]).toEqual([conversation, message, 404, 'RESOURCE_NOT_FOUND']);
+          expectError(res, 404, 'RESOURCE_NOT_FOUND');
+          expect(openapi.errors(template, res)).toEqual([]);
+          bodies.push({ ...res.body.error, request_id: undefined });
+        }
+        expect(new Set(bodies.map((x) => JSON.stringify(x))).size).toBe(1);
+        // Company B reads its own message where company A was refused it.
+        await get(b, one(theirs.publicId, theirIds[0])).expect(200);
+      });
+
+      it(`refuses 403 INSUFFICIENT_SCOPE without ${c.contentScope} or without ${c.scope}, before looking the ids up`, async () => {
+        for (const scopes of [[c.scope], [c.contentScope]]) {
+          const token = await tokenFor(http, await createClient(db, t.company, { scopes }));
+          for (const path of [one(conv.publicId, listed[0].id), one('nope', 'nope')]) {
+            const res = await get(token, path);
+            expectError(res, 403, 'INSUFFICIENT_SCOPE');
+            expect(res.headers['www-authenticate']).toContain(`scope="${c.scope} ${c.contentScope}"`);
+            expect(openapi.errors(template, res)).toEqual([]);
+          }
+        }
+        const both = await tokenFor(http, await createClient(db, t.company, { scopes: [c.scope, c.contentScope] }));
+        await get(both, one(conv.publicId, listed[0].id)).expect(200);
+      });
+
+      it.each(['limit=1', 'cursor=cur_x', 'expand=all', 'last_message_after=2026-01-01T00:00:00Z'])(
+        'answers ?%s with 400 INVALID_REQUEST, before looking the ids up',
+        async (query) => {
+          for (const path of [one(conv.publicId, listed[0].id), one('nope', 'nope')]) {
+            const res = await get(t, `${path}?${query}`);
+            expectError(res, 400, 'INVALID_REQUEST');
+            expect(openapi.errors(template, res)).toEqual([]);
+          }
+        },
+      );
+
+      it('answers 401 without a token', async () => {
+        expectError(await http.get(one(conv.publicId, listed[0].id)), 401, 'MISSING_ACCESS_TOKEN');
+      });
+
+      it('reads the message with one statement: the same SQL budget as every other read', async () => {
+        const spy = jest.spyOn(Client.prototype, 'query');
+        try {
+          await get(t, one(conv.publicId, listed[0].id)).expect(200);
+          expect(spy.mock.calls.length).toBe(5); // credential check, BEGIN + tenant, the message, COMMIT, the audit row
+        } finally {
+          spy.mockRestore();
+        }
+      });
+    });
+
     describe('not found', () => {
       let mine: Ref;
       let theirs: Ref;
@@ -554,6 +681,12 @@ describe('email and chat conversations', () => {
         attachments: [{ filename: 'contrato.pdf', mime_type: 'application/pdf', size_bytes: 48213 }],
       });
       expect(openapi.errors('/v1/emails/{email_id}/messages', res)).toEqual([]);
+      // Each read by id as the list shows it: the message two mailboxes captured is one message.
+      for (const m of [sent, reply]) {
+        const one = await get(t, `/v1/emails/${conversation.publicId}/messages/${m.id}`).expect(200);
+        expect(one.body.data).toEqual(m);
+        expect(openapi.errors('/v1/emails/{email_id}/messages/{message_id}', one)).toEqual([]);
+      }
     });
 
     it('moves the conversation forward when a reply arrives, and counts it', async () => {
@@ -585,6 +718,12 @@ describe('email and chat conversations', () => {
     const messages = async (conv: Ref) => {
       const res = await get(t, `/v1/chat/${conv.publicId}/messages`).expect(200);
       expect(openapi.errors('/v1/chat/{chat_id}/messages', res)).toEqual([]);
+      return res.body.data;
+    };
+    /** One message read by id, as `GET /v1/chat/{chat_id}/messages/{message_id}` answers it. */
+    const message = async (conv: Ref, id: string) => {
+      const res = await get(t, `/v1/chat/${conv.publicId}/messages/${id}`).expect(200);
+      expect(openapi.errors('/v1/chat/{chat_id}/messages/{message_id}', res)).toEqual([]);
       return res.body.data;
     };
 
@@ -674,6 +813,9 @@ describe('email and chat conversations', () => {
       });
       expect(JSON.stringify(list[1])).not.toContain('segredo');
       expect(list[2]).toMatchObject({ text: 'terceira', deleted_at: null });
+      // Read by id, the tombstone is the same: masked the same way.
+      expect(await message(chat, list[1].id)).toEqual(list[1]);
+      expect(await message(chat, list[2].id)).toEqual(list[2]);
       const conv = (await get(t, `/v1/chat/${chat.publicId}`).expect(200)).body.data;
       expect(conv.last_message_at).toBe('2026-08-01T09:02:00.000000Z');
     });
@@ -683,6 +825,7 @@ describe('email and chat conversations', () => {
       await t.conversations.editChatMessage(chat.messages[0], 'preço: 90', new Date('2026-08-03T10:00:00Z'));
       const [edited] = await messages(chat);
       expect(edited).toMatchObject({ text: 'preço: 90', edited_at: '2026-08-03T10:00:00.000000Z', deleted_at: null });
+      expect(await message(chat, edited.id)).toEqual(edited);
       const conv = (await get(t, `/v1/chat/${chat.publicId}`).expect(200)).body.data;
       expect(conv.last_message_at).toBe('2026-08-01T09:00:00.000000Z');
       const after = await get(t, '/v1/chat?last_message_after=2026-08-02T00:00:00Z').expect(200);
@@ -730,7 +873,8 @@ describe('email and chat conversations', () => {
       expect(openapi.errors('/v1/chat/{chat_id}', res)).toEqual([]);
       const list = await get(t, '/v1/chat').expect(200);
       expect(list.body.data.find((x: { id: string }) => x.id === chat.publicId)).toMatchObject({ deleted_reason: 'deleted_by_seller' });
-      await get(t, `/v1/chat/${chat.publicId}/messages`).expect(200);
+      const [only] = await messages(chat);
+      expect(await message(chat, only.id)).toEqual(only);
     });
 
     it('moves last_message_at and last_message_direction when a message arrives', async () => {

@@ -23,6 +23,7 @@ import {
   OAUTH_ERRORS,
   Outcome,
   PATH_KINDS,
+  PathIdOwner,
   PathKind,
   PUBLIC_ID,
   V1_ROUTES,
@@ -202,11 +203,7 @@ describe('fuzzing every route (fast-check)', () => {
     if (a.status === 405) return check(a.headers.allow === 'GET, HEAD', `Allow ${String(a.headers.allow)}`);
 
     const policies = String(a.headers['ratelimit-policy'] ?? '');
-    const content = call.route.template.endsWith('/messages')
-      ? call.route.template.startsWith('/v1/emails')
-        ? 'email_content'
-        : 'chat_content'
-      : null;
+    const content = call.route.contentPolicy;
     check(/"client";/.test(policies) && /"company";/.test(policies), `RateLimit-Policy ${policies}`);
     check(!content || policies.includes(`"${content}"`), `RateLimit-Policy without ${content}`);
     if (a.status === 401) {
@@ -234,7 +231,9 @@ describe('fuzzing every route (fast-check)', () => {
     const data = (a.json as { data: Record<string, unknown> }).data;
     const tenant = world.tenants.find((t) => t.name === reader)!;
     if (call.route.template === '/v1/context') check((data.company as { id: string }).id === tenant.companyId, 'context of the caller');
-    if (call.route.template.endsWith('}')) check(data.id === call.id, `data.id ${String(data.id)} for ${call.id}`);
+    const addressed = call.route.child ? call.childId : call.id;
+    if (call.route.template.endsWith('}')) check(data.id === addressed, `data.id ${String(data.id)} for ${addressed}`);
+    if (call.route.child) check(data.conversation_id === call.id, `conversation_id ${String(data.conversation_id)} for ${call.id}`);
     if (/\/(evaluations\/overall|transcript)$/.test(call.route.template))
       check(data.meeting_id === call.id, `meeting_id ${String(data.meeting_id)}`);
   }
@@ -456,10 +455,12 @@ async function buildWorld(owner: DataSource, http: ReturnType<typeof request>): 
   );
 
   const owners = new Map<string, string>();
-  const pathIds = new Map<string, { tenant: string; kind: PathKind }>();
+  const pathIds = new Map<string, PathIdOwner>();
+  const parents = await conversationsOfMessages(owner);
   for (const t of tenants) {
     for (const id of await publicIds(owner, t.companyId)) owners.set(id, t.name);
-    for (const kind of Object.keys(t.ids) as PathKind[]) for (const id of t.ids[kind]) pathIds.set(id, { tenant: t.name, kind });
+    for (const kind of Object.keys(t.ids) as PathKind[])
+      for (const id of t.ids[kind]) pathIds.set(id, { tenant: t.name, kind, parent: parents.get(id) });
   }
   const cursors: string[] = [];
   for (const t of tenants.slice(0, 2)) cursors.push(...(await cursorsOf(http, t)));
@@ -491,6 +492,15 @@ async function tenant(
     (Object.entries(PATH_KINDS) as Array<[PathKind, string]>).map(([kind, prefix]) => [kind, all.filter((id) => id.startsWith(prefix))]),
   ) as Record<PathKind, string[]>;
   return { name, companyId, apiAccess, clients, tokens, ids };
+}
+
+/** Message public id → its conversation's public id, for every email and chat message. */
+async function conversationsOfMessages(owner: DataSource): Promise<Map<string, string>> {
+  const rows: { id: string; parent: string }[] = await owner.query(`
+    SELECT m.public_id AS id, c.public_id AS parent FROM email_messages m JOIN email_conversations c ON c.id = m.conversation_id
+    UNION ALL
+    SELECT m.public_id, c.public_id FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id`);
+  return new Map(rows.map((r) => [r.id, r.parent]));
 }
 
 /** Cursors of every list route of `t` (with and without filters), and of messages routes. */

@@ -85,7 +85,7 @@ describe('interface description', () => {
     }
   });
 
-  it('documents the six email and chat routes with their scopes, parameters, errors and rate-limit policies', async () => {
+  it('documents the eight email and chat routes with their scopes, parameters, errors and rate-limit policies', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     for (const [collection, scope, content, id, policy] of [
       ['emails', 'emails.read', 'emails.content.read', 'email_id', 'email_content'],
@@ -112,6 +112,19 @@ describe('interface description', () => {
       );
       expect(Object.keys(messages.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '503']));
       expect(messages['x-rate-limit-policies']).toEqual(['client', 'company', policy]);
+      const message = body.paths[`/v1/${collection}/{${id}}/messages/{message_id}`].get;
+      expect(message.security).toEqual([{ oauth2: [scope, content] }]);
+      expect(message.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`, 'path:message_id']);
+      expect(Object.keys(message.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+      expect(Object.keys(message.responses).sort()).toEqual(Object.keys(single.responses).sort());
+      expect(message['x-rate-limit-policies']).toEqual(['client', 'company', policy]);
+      expect(message.tags).toEqual(messages.tags);
+      // The same message schema as the list's items, in the single-object envelope.
+      const item = (ref: string) => body.components.schemas[ref.split('/').pop()!];
+      const listItems = item(messages.responses['200'].content['application/json'].schema.$ref).properties.data.items.$ref;
+      const envelope = item(message.responses['200'].content['application/json'].schema.$ref);
+      expect(envelope.properties.data.$ref).toBe(listItems);
+      expect(Object.keys(envelope.properties).sort()).toEqual(['data', 'request_id']);
     }
   });
 
@@ -218,9 +231,11 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/emails': 'listEmails',
   'get /v1/emails/{email_id}': 'getEmail',
   'get /v1/emails/{email_id}/messages': 'listEmailMessages',
+  'get /v1/emails/{email_id}/messages/{message_id}': 'getEmailMessage',
   'get /v1/chat': 'listChats',
   'get /v1/chat/{chat_id}': 'getChat',
   'get /v1/chat/{chat_id}/messages': 'listChatMessages',
+  'get /v1/chat/{chat_id}/messages/{message_id}': 'getChatMessage',
   'get /v1/changes': 'listChanges',
 };
 
@@ -338,9 +353,22 @@ describe('interface description, exact enough for generated clients', () => {
         ]);
         answers.push(['/v1/meetings/{meeting_id}/answers', 'listMeetingAnswers', await get(`/v1/meetings/${m.id}/answers`)]);
       }
-      for (const c of emails.data)
-        answers.push(['/v1/emails/{email_id}/messages', 'listEmailMessages', await get(`/v1/emails/${c.id}/messages`)]);
-      for (const c of chats.data) answers.push(['/v1/chat/{chat_id}/messages', 'listChatMessages', await get(`/v1/chat/${c.id}/messages`)]);
+      for (const [collection, id, channel, list] of [
+        ['emails', 'email_id', 'Email', emails],
+        ['chat', 'chat_id', 'Chat', chats],
+      ]) {
+        for (const c of list.data) {
+          const page = await get(`/v1/${collection}/${c.id}/messages`);
+          answers.push([`/v1/${collection}/{${id}}/messages`, `list${channel}Messages`, page]);
+          // Every message by id too: every state (tombstones, edits, media) in the single-object envelope.
+          for (const m of page.data)
+            answers.push([
+              `/v1/${collection}/{${id}}/messages/{message_id}`,
+              `get${channel}Message`,
+              await get(`/v1/${collection}/${c.id}/messages/${m.id}`),
+            ]);
+        }
+      }
       const token200 = (
         await http
           .post('/oauth/token')

@@ -123,8 +123,8 @@ describe('rate limits on /v1 (in-process counters)', () => {
   describe.each([
     { channel: 'emails', policy: 'email_content', other: 'chat', otherPolicy: 'chat_content' },
     { channel: 'chat', policy: 'chat_content', other: 'emails', otherPolicy: 'email_content' },
-  ])('GET /v1/$channel/{id}/messages', ({ channel, policy, other, otherPolicy }) => {
-    it(`is governed by ${policy} besides client and company, and no other route is`, async () => {
+  ])('GET /v1/$channel/{id}/messages and …/messages/{message_id}', ({ channel, policy, other, otherPolicy }) => {
+    it(`are governed by ${policy} besides client and company, one budget for both, and no other route is`, async () => {
       const { company, clients } = await tenant(db, http, 1, [...ALL_SCOPES]);
       const conversations = new ConversationsFactory(db, company.id);
       const seller = await new RecordingsFactory(db, company.id).user();
@@ -142,6 +142,12 @@ describe('rate limits on /v1 (in-process counters)', () => {
       expect(remaining(refused, policy)).toBe(0);
       expect(remaining(refused, 'client')).toBe(2);
       expect(retryAfterOf(refused)).toBe(rateLimitOf(refused).state.get(policy)!.t);
+      // A message by id draws on the same budget: spent by the pages, it is refused too.
+      const one = await bearer(http, clients[0].token, `/v1/${channel}/${ids[channel]}/messages/${counted[0].body.data[0].id}`);
+      expectError(one, 429, 'RATE_LIMIT_EXCEEDED');
+      expect([...rateLimitOf(one).policy.keys()]).toEqual(['client', 'company', policy]);
+      expect(remaining(one, policy)).toBe(0);
+      expect(remaining(one, 'client')).toBe(2);
 
       // The conversation itself and the other channel's messages are not under this policy.
       const single = await bearer(http, clients[0].token, `/v1/${channel}/${ids[channel]}`).expect(200);
@@ -246,13 +252,13 @@ describe('the policy set of every route', () => {
   });
   afterAll(() => Promise.all([db.destroy(), app.close()]));
 
-  it('applies to each documented operation exactly the policies it documents: two on /v1, three on a messages route, token on the token endpoint', async () => {
+  it('applies to each documented operation exactly the policies it documents: two on /v1, three on a messages route (a page or one message), token on the token endpoint', async () => {
     const { body: document } = await http.get('/openapi.json').expect(200);
     const { clients } = await tenant(db, http, 1, [...ALL_SCOPES]);
     const expected = (path: string) =>
       path === '/oauth/token'
         ? ['token']
-        : path.endsWith('/messages')
+        : /\/messages(\/|$)/.test(path)
           ? ['client', 'company', path.startsWith('/v1/emails') ? 'email_content' : 'chat_content']
           : ['client', 'company'];
     const checked: string[] = [];
@@ -269,7 +275,7 @@ describe('the policy set of every route', () => {
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(18); // the token endpoint, context, 5 meetings, 5 calls, 3 emails, 3 chat routes
+    expect(checked).toHaveLength(20); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes
   });
 });
 

@@ -40,7 +40,7 @@ function query(params: Record<string, string> = {}): ListConversationsQuery {
   return q;
 }
 
-/** The repository's three reads over one channel's tables, as the conversation service calls them. */
+/** The repository's four reads over one channel's tables, as the conversation service calls them. */
 function readsOf<C extends PositionedRow, M extends MessageRowBase>(tables: ConversationTables) {
   const repository = () => app.get(ConversationsRepository);
   return {
@@ -49,6 +49,8 @@ function readsOf<C extends PositionedRow, M extends MessageRowBase>(tables: Conv
     findOne: (companyId: string, publicId: string) => repository().findOne<C>(tables, companyId, publicId),
     messagesPage: (companyId: string, conversation: string, after: TimeIdPosition | null, take: number) =>
       repository().messagesPage<M>(tables, companyId, conversation, after, take),
+    findMessage: (companyId: string, conversation: string, message: string) =>
+      repository().findMessage<M>(tables, companyId, conversation, message),
   };
 }
 
@@ -295,6 +297,38 @@ describe.each(CHANNELS)('$name repository', (channel) => {
     });
   });
 
+  describe('a message by id', () => {
+    const T4 = '2026-05-15T00:00:00Z';
+    let t: Awaited<ReturnType<typeof tenant>>;
+    let conversation: Ref;
+    let neighbour: Ref;
+    const page = async (of: Ref) => (await messages(t.company, of.publicId))!;
+    const one = (company: Company, conversation: string, message: string) =>
+      asTenant(app, company.id, () => repo().findMessage(company.id, conversation, message));
+
+    beforeAll(async () => {
+      t = await tenant();
+      conversation = await channel.make(t.f, t.seller, [at(T4, 0), at(T4, 60), at(T4, 120)]);
+      neighbour = await channel.make(t.f, t.seller, [at(T4, 30)]);
+    });
+
+    it('reads each message as its page holds it, row for row', async () => {
+      const rows = await page(conversation);
+      expect(rows).toHaveLength(3);
+      for (const row of rows) expect(await one(t.company, conversation.publicId, row.public_id)).toEqual(row);
+    });
+
+    it("reads null for a message under another of the company's conversations, of another company, or absent", async () => {
+      const [mine] = await page(conversation);
+      const [theirs] = await page(neighbour);
+      expect(await one(t.company, neighbour.publicId, mine.public_id)).toBeNull();
+      expect(await one(t.company, conversation.publicId, theirs.public_id)).toBeNull();
+      expect(await one(t.company, conversation.publicId, `${mine.public_id.slice(0, -4)}zzzz`)).toBeNull();
+      const other = await tenant();
+      expect(await one(other.company, conversation.publicId, mine.public_id)).toBeNull();
+    });
+  });
+
   describe('a conversation removed (rows deleted, not marked)', () => {
     it('leaves every read, and a position on it still continues the walk without a skip', async () => {
       const t = await tenant();
@@ -385,6 +419,14 @@ describe('chat tombstones', () => {
     // The content is still stored; only the read withholds it.
     const [stored] = await owner.query('SELECT text, transcription FROM chat_messages WHERE id = $1', [chat.messages[3].id]);
     expect(stored).toEqual({ text: 'Fechado então', transcription: null });
+  });
+
+  it("withholds a tombstone's content in the statement that reads it by id too, and shows an edit there as in its page", async () => {
+    const after = await messagesOf();
+    for (const i of [1, 2, 3]) {
+      expect(await read((r) => r.findMessage(company.id, chat.publicId, chat.messages[i].publicId))).toEqual(after[i]);
+    }
+    expect(after[2]).toMatchObject({ text: null, media: null, transcription: null, deleted_reason: 'revoked_for_everyone' });
   });
 
   it('shows an edited message with its current text and edited_at, unmarked; the other messages as they were', async () => {

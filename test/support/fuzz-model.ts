@@ -6,7 +6,14 @@
 import type { Scope } from '../../src/contract/scopes';
 
 /** The kinds of resource a path parameter names, and the id prefix of each (the spec's prefix table). */
-export const PATH_KINDS = { meeting: 'mtg_', call: 'call_', email: 'eml_', chat: 'wa_' } as const;
+export const PATH_KINDS = {
+  meeting: 'mtg_',
+  call: 'call_',
+  email: 'eml_',
+  chat: 'wa_',
+  emailMessage: 'emsg_',
+  chatMessage: 'wamsg_',
+} as const;
 export type PathKind = keyof typeof PATH_KINDS;
 
 /** Any public id the API can print: how a response body is searched for records. */
@@ -54,16 +61,20 @@ export interface RouteModel {
   /** The OpenAPI path template. */
   template: string;
   param?: { name: string; kind: PathKind };
+  /** A second path parameter, after the first: a record that must belong to the first one (a message of that conversation). */
+  child?: { name: string; kind: PathKind };
   /** Every one of them is required. */
   scopes: Scope[];
+  /** The content policy that governs the route besides `client` and `company` (the messages routes). */
+  contentPolicy?: 'email_content' | 'chat_content';
   /** Query parameters the route accepts. */
   query: string[];
   /** The 400 codes the spec lists for the route (every route lists INVALID_REQUEST: unknown query parameters). */
   badRequest: Code[];
   /** A sub-resource a real parent may lack (404 for an existing id). */
   mayBeAbsent?: boolean;
-  /** The path with the parameter's segment in place. */
-  path(segment?: string): string;
+  /** The path with the parameters' segments in place. */
+  path(segment?: string, child?: string): string;
 }
 
 const LIST_CODES: Code[] = ['INVALID_LIMIT', 'INVALID_DATETIME', 'INVALID_FILTER', 'INVALID_CURSOR', 'INVALID_REQUEST'];
@@ -96,6 +107,7 @@ function recordingRoutes(collection: 'meetings' | 'calls', kind: 'meeting' | 'ca
 
 function conversationRoutes(collection: 'emails' | 'chat', kind: 'email' | 'chat', scope: Scope, content: Scope): RouteModel[] {
   const param = { name: `${kind}_id`, kind };
+  const contentPolicy = kind === 'email' ? 'email_content' : 'chat_content';
   return [
     {
       template: `/v1/${collection}`,
@@ -116,9 +128,20 @@ function conversationRoutes(collection: 'emails' | 'chat', kind: 'email' | 'chat
       template: `/v1/${collection}/{${param.name}}/messages`,
       param,
       scopes: [scope, content],
+      contentPolicy,
       query: LIST_PARAMS,
       badRequest: ['INVALID_LIMIT', 'INVALID_CURSOR', 'INVALID_REQUEST'],
       path: (segment) => `/v1/${collection}/${segment}/messages`,
+    },
+    {
+      template: `/v1/${collection}/{${param.name}}/messages/{message_id}`,
+      param,
+      child: { name: 'message_id', kind: `${kind}Message` },
+      scopes: [scope, content],
+      contentPolicy,
+      query: [],
+      badRequest: ['INVALID_REQUEST'],
+      path: (segment, child) => `/v1/${collection}/${segment}/messages/${child}`,
     },
   ];
 }
@@ -162,6 +185,13 @@ function union(a: Outcome, b: Outcome): Outcome {
   return out;
 }
 
+/** Who owns a path id, in which collection, and for a message the id of its conversation. */
+export interface PathIdOwner {
+  tenant: string;
+  kind: PathKind;
+  parent?: string;
+}
+
 export interface V1Call {
   route: RouteModel;
   method: string;
@@ -171,7 +201,11 @@ export interface V1Call {
   /** The decoded path parameter, when the route has one. */
   id?: string;
   /** Who owns `id`, and in which collection (undefined when no company owns it). */
-  owner?: { tenant: string; kind: PathKind };
+  owner?: PathIdOwner;
+  /** The decoded second path parameter, when the route has one (`route.child`). */
+  childId?: string;
+  /** Who owns `childId`, in which collection, and under which parent id. */
+  childOwner?: PathIdOwner;
   /** How the path was spelled: routes have one spelling, so upper case or a trailing slash is an unknown path. */
   spelling?: 'plain' | 'upper' | 'slash';
 }
@@ -198,9 +232,12 @@ export function expectedV1(call: V1Call): Outcome {
   const invalid = outcome([400, route.badRequest]);
   if (unknown || repeated || empty) return invalid;
 
+  const owned = (owner: PathIdOwner | undefined, kind: PathKind) => owner?.tenant === auth.tenant && owner.kind === kind;
+  // A record under a parent is found only under its own parent: a message of another conversation is not.
+  const childFound = !route.child || (owned(call.childOwner, route.child.kind) && call.childOwner?.parent === call.id);
   let found: Outcome;
   if (!route.param) found = outcome([200, null]);
-  else if (call.owner?.tenant === auth.tenant && call.owner.kind === route.param.kind)
+  else if (owned(call.owner, route.param.kind) && childFound)
     found = route.mayBeAbsent ? outcome([200, null], [404, ['RESOURCE_NOT_FOUND']]) : outcome([200, null]);
   else found = outcome([404, ['RESOURCE_NOT_FOUND']]);
   // Known names with values the generator may have made invalid: a 400 of the route, or the answer.

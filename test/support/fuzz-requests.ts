@@ -9,7 +9,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { basicAuth } from './credentials';
-import { Auth, KNOWN_PARAMS, PATH_KINDS, PathKind, RouteModel, V1_ROUTES, V1Call } from './fuzz-model';
+import { Auth, KNOWN_PARAMS, PATH_KINDS, PathIdOwner, PathKind, RouteModel, V1_ROUTES, V1Call } from './fuzz-model';
 
 /** A company the fuzzer reads as, with its credentials and what it owns. */
 export interface Tenant {
@@ -28,8 +28,8 @@ export interface World {
   tenants: Tenant[];
   /** Public id → owning tenant name, for every public id of every tenant. */
   owners: Map<string, string>;
-  /** Path id → its tenant and collection. */
-  pathIds: Map<string, { tenant: string; kind: PathKind }>;
+  /** Path id → its tenant and collection (and for a message, its conversation's id). */
+  pathIds: Map<string, PathIdOwner>;
   /** Cursors the service issued on some route, to some tenant. */
   cursors: string[];
   /** The service's signing key and the `kid` of its tokens. */
@@ -118,7 +118,8 @@ function segmentOf(raw: string): Segment {
   }
 }
 
-function segmentArb(world: World, kind: PathKind | undefined): fc.Arbitrary<Segment> {
+/** A segment for a parameter of `kind`, at most `longest` characters (two long ones and a long token would exceed the 16 KiB head). */
+function segmentArb(world: World, kind: PathKind | undefined, longest = 6000): fc.Arbitrary<Segment> {
   const all = [...world.pathIds.keys()];
   const ofKind = kind ? world.tenants.flatMap((t) => t.ids[kind]) : all;
   return fc
@@ -129,9 +130,24 @@ function segmentArb(world: World, kind: PathKind | undefined): fc.Arbitrary<Segm
       { weight: 2, arbitrary: fc.constantFrom(...all).chain((id) => mutatedId(id).map(encodeURIComponent)) },
       { weight: 2, arbitrary: ANY_TEXT.filter((s) => s.length > 0).map(encodeURIComponent) },
       { weight: 2, arbitrary: HOSTILE },
-      { weight: 1, arbitrary: fc.integer({ min: 500, max: 6000 }).map((n) => 'x'.repeat(n)) },
+      { weight: 1, arbitrary: fc.integer({ min: 500, max: longest }).map((n) => 'x'.repeat(n)) },
     )
     .map(segmentOf);
+}
+
+/**
+ * The segments of a route's two parameters: half the time a real record and its parent (a
+ * message and its conversation, of any tenant), so that requests reach the data; else each
+ * drawn on its own, mostly a parent and a record that do not belong together.
+ */
+function segmentPairArb(world: World, route: RouteModel): fc.Arbitrary<[Segment, Segment | undefined]> {
+  if (!route.child) return segmentArb(world, route.param?.kind).map((segment) => [segment, undefined]);
+  const kind = route.child.kind;
+  const pairs = [...world.pathIds].filter(([, o]) => o.kind === kind && o.parent).map(([id, o]) => [o.parent!, id]);
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constantFrom(...pairs).map(([parent, id]): [Segment, Segment] => [segmentOf(parent), segmentOf(id)]) },
+    { weight: 1, arbitrary: fc.tuple(segmentArb(world, route.param?.kind, 2500), segmentArb(world, kind, 2500)) },
+  );
 }
 
 // --- query strings ----------------------------------------------------------------------
@@ -437,7 +453,7 @@ export function v1RequestArb(world: World): fc.Arbitrary<{ request: GeneratedReq
           { weight: 2, arbitrary: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') },
         ),
         auth: authArb(world),
-        segment: segmentArb(world, route.param?.kind),
+        segments: segmentPairArb(world, route),
         // Routes without query parameters mostly get none, so that their requests reach the data.
         pairs: fc.oneof(
           { weight: route.query.length ? 1 : 3, arbitrary: fc.constant([]) },
@@ -447,15 +463,18 @@ export function v1RequestArb(world: World): fc.Arbitrary<{ request: GeneratedReq
         noise: oneIn(3, noiseHeadersArb),
         body: oneIn(10, fc.json({ maxDepth: 2 })),
       })
-      .map(({ method, auth, segment, pairs, style, noise, body }) => {
-        // Routes have one spelling: in upper case or with a trailing slash the path is unknown (the id keeps its case).
-        const shape = route.path('\u0000');
-        const path = (style === 'upper' ? shape.toUpperCase() : shape).replace('\u0000', segment.raw) + (style === 'slash' ? '/' : '');
+      .map(({ method, auth, segments: [segment, child], pairs, style, noise, body }) => {
+        // Routes have one spelling: in upper case or with a trailing slash the path is unknown (the ids keep their case).
+        const shape = route.path('\u0000', '\u0001');
+        const path =
+          (style === 'upper' ? shape.toUpperCase() : shape).replace('\u0000', segment.raw).replace('\u0001', child?.raw ?? '') +
+          (style === 'slash' ? '/' : '');
         const query = pairs.join('&');
         const target = `${path}${query ? `?${query}` : ''}`;
         const headers: Record<string, string> = { ...(noise ?? {}) };
         if (auth.kind !== 'none') headers.authorization = auth.header;
         const id = route.param ? (segment.decoded ?? undefined) : undefined;
+        const childId = child?.decoded ?? undefined;
         const call: V1Call = {
           route,
           method,
@@ -463,6 +482,8 @@ export function v1RequestArb(world: World): fc.Arbitrary<{ request: GeneratedReq
           query: parsedQuery(query),
           id,
           owner: id === undefined ? undefined : world.pathIds.get(id),
+          childId,
+          childOwner: childId === undefined ? undefined : world.pathIds.get(childId),
           spelling: style as V1Call['spelling'],
         };
         return { request: { method, target, headers, body: body === null ? undefined : Buffer.from(body) }, call, auth };
