@@ -275,7 +275,7 @@ describe('the policy set of every route', () => {
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(20); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes
+    expect(checked).toHaveLength(21); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed
   });
 });
 
