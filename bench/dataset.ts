@@ -1,4 +1,6 @@
 import { ALL_SCOPES } from '../src/contract/scopes';
+import { CHANGE_OBJECTS } from '../src/changes/change.vocabulary';
+import { CHANGES_ROUTE } from '../src/changes/changes.service';
 import { CursorCodec } from '../src/common/cursors/cursor-codec';
 import { RECORDING_COLLECTIONS } from '../src/recordings/recording-collections';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
@@ -69,7 +71,14 @@ export interface Fixtures {
   deepOffset: number;
   /** The record the deep page must start with: the one right after `deepOffset` records. */
   deepFirstId: string;
+  /** A change-feed cursor `changesDeepOffset` entries into the tenant's feed, and the entry the page after it starts with. */
+  changesDeepCursor: string;
+  changesDeepOffset: number;
+  changesDeepFirstId: string;
 }
+
+/** How deep into the feed its deep page reads (or as deep as the tenant's feed goes, less a page). */
+export const CHANGES_DEEP_OFFSET = 1_000_000;
 
 const SAMPLE = 10_000;
 
@@ -112,7 +121,24 @@ export async function prepareFixtures(db: BenchDatabase, tenant: Tenant, cursorS
     deep.rows[0].micros,
     deep.rows[0].id,
   ]);
+  // The feed's deep page: after the entry CHANGES_DEEP_OFFSET into the tenant's feed, every type followed.
+  const [{ entries }] = (
+    await db.owner.query<{ entries: number }>('SELECT count(*)::int AS entries FROM change_log WHERE company_id = $1', [company])
+  ).rows;
+  const changesDeepOffset = Math.max(1, Math.min(CHANGES_DEEP_OFFSET, entries - 200));
+  const feed = await db.owner.query<{ xid: string; seq: string; public_id: string }>(
+    `SELECT xid::text AS xid, seq::text AS seq, public_id FROM change_log WHERE company_id = $1 ORDER BY xid, seq OFFSET $2 LIMIT 2`,
+    [company, changesDeepOffset - 1],
+  );
+  if (feed.rows.length < 2) throw new Error(`the bench company's change feed has ${entries} entries: too few for a deep page`);
+  const changesDeepCursor = codec.seal({ route: CHANGES_ROUTE, company, filters: { types: CHANGE_OBJECTS.join(',') } }, [
+    feed.rows[0].xid,
+    feed.rows[0].seq,
+  ]);
   return {
+    changesDeepCursor,
+    changesDeepOffset,
+    changesDeepFirstId: feed.rows[1].public_id,
     meetingIds: await sampleMeetingIds(db, tenant),
     chatIds: chats.rows.map((r) => r.public_id),
     ownerEmail: owner.rows[0].email,

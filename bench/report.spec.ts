@@ -140,3 +140,31 @@ describe('bench report', () => {
     expect(await readFile(docs, 'utf8')).toBe('untouched');
   });
 });
+
+describe('bench targets: the change feed', () => {
+  const withFeed = (firstRps: number, deepRps: number, deepP50: number) =>
+    report((r) => {
+      r.scenarios.push(
+        { ...m('changes_first_page', firstRps, 50), ratio_to_floor: 0 },
+        { ...m('changes_deep_page', deepRps, deepP50), ratio_to_floor: 0 },
+      );
+    });
+  const feedVerdicts = (r: Omit<BenchReport, 'targets'>) =>
+    evaluateTargets(r)
+      .filter((t) => t.target.startsWith('change feed'))
+      .map((t) => t.met);
+
+  it('meets all three at their bounds: 200 pages of 100 a second at both depths, the deep page 1.2× the first at most', () => {
+    expect(feedVerdicts(withFeed(200, 200, 60))).toEqual([true, true, true]);
+  });
+
+  it('misses each one alone', () => {
+    expect(feedVerdicts(withFeed(199, 200, 60))).toEqual([false, true, true]);
+    expect(feedVerdicts(withFeed(200, 199, 60))).toEqual([true, false, true]);
+    expect(feedVerdicts(withFeed(200, 200, 61))).toEqual([true, true, false]);
+  });
+
+  it('adds no feed target to a run that did not measure the feed', () => {
+    expect(feedVerdicts(report())).toEqual([]);
+  });
+});

@@ -80,6 +80,24 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
     measured: `${times(depth)} (${deep.latency_ms.p50} ms vs ${first.latency_ms.p50} ms)`,
     met: depth <= 1.2,
   });
+  // The change feed: entries a second through the API, at the beginning and a million entries in.
+  const feed = ['changes_first_page', 'changes_deep_page'].map((name) => main.find((m) => m.name === name));
+  if (feed[0] && feed[1]) {
+    for (const page of feed as Measurement[]) {
+      const entries = page.requests_per_second * 100;
+      targets.push({
+        target: `change feed ${page.name === 'changes_first_page' ? 'from the beginning' : 'deep in the feed'}: ≥ 20,000 entries/s (pages of 100)`,
+        measured: `${Math.round(entries).toLocaleString('en')} entries/s`,
+        met: entries >= 20_000,
+      });
+    }
+    const flat = (feed[1] as Measurement).latency_ms.p50 / (feed[0] as Measurement).latency_ms.p50;
+    targets.push({
+      target: 'change feed flat: deep page p50 ≤ 1.2× first page p50',
+      measured: `${times(flat)} (${(feed[1] as Measurement).latency_ms.p50} ms vs ${(feed[0] as Measurement).latency_ms.p50} ms)`,
+      met: flat <= 1.2,
+    });
+  }
   if ('small' in report.scaling) {
     for (const name of ['meetings_first_page', 'meeting']) {
       const [a, b] = [byName(report.scaling.small, name), byName(report.scaling.large, name)];

@@ -80,6 +80,18 @@ export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scena
     },
     { name: 'emails_page', title: 'GET /v1/emails?limit=100', path: '/v1/emails?limit=100', headers: bearer(token) },
     {
+      name: 'changes_first_page',
+      title: 'GET /v1/changes?limit=100 (from the beginning)',
+      path: '/v1/changes?limit=100',
+      headers: bearer(token),
+    },
+    {
+      name: 'changes_deep_page',
+      title: `GET /v1/changes?limit=100 at a cursor ${f.changesDeepOffset.toLocaleString('en')} entries deep`,
+      path: `/v1/changes?limit=100&cursor=${f.changesDeepCursor}`,
+      headers: bearer(token),
+    },
+    {
       name: 'token',
       title: 'POST /oauth/token',
       method: 'POST',
@@ -121,6 +133,13 @@ export async function preflight(baseUrl: string, scenarios: Scenario[], f: Parti
       return n === Math.min(100, chatMessages) ? null : `${n} messages`;
     },
     emails_page: (b) => ((b as { data: unknown[] }).data.length === 100 ? null : 'not a full page'),
+    changes_first_page: (b) =>
+      (b as Envelope).pagination?.has_more && (b as { data: unknown[] }).data.length === 100 ? null : 'not a full page',
+    changes_deep_page: (b) => {
+      const data = (b as { data: Array<{ id: string }> }).data;
+      if (data.length !== 100) return `${data.length} entries`;
+      return data[0].id === f.changesDeepFirstId ? null : `does not start at ${f.changesDeepFirstId}`;
+    },
   };
   for (const scenario of scenarios) {
     const path = typeof scenario.path === 'string' ? scenario.path : scenario.path();
