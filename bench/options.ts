@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** Meetings of the scaling pass's company, small and large; `scaleTo` 0 skips the pass. */
   scaleFrom: number;
   scaleTo: number;
+  /** Meetings `seed:volume` writes with and without the change triggers (one round each); 0 skips the comparison. */
+  triggerMeetings: number;
   /** Keep the embedded database when done (it is deleted otherwise). */
   keep: boolean;
   /** Write a V8 CPU profile of every service process (`<out>/tmp/profiles`), to see where the time goes. */
@@ -32,7 +34,7 @@ export interface BenchOptions {
 
 const USAGE = `npm run bench -- [--meetings N] [--calls N] [--emails N] [--chats N] [--email-messages N]
   [--chat-messages N] [--companies N] [--duration S] [--warmup S] [--connections N] [--rounds N] [--deep-offset N]
-  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
+  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -52,6 +54,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'deep-offset': { type: 'string', default: '50000' },
       'scale-from': { type: 'string', default: '10000' },
       'scale-to': { type: 'string', default: '1000000' },
+      'trigger-meetings': { type: 'string', default: '1000000' },
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/results' },
@@ -84,6 +87,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     deepOffset: int('deep-offset', 1),
     scaleFrom: int('scale-from', 200),
     scaleTo: int('scale-to', 0),
+    triggerMeetings: int('trigger-meetings', 0),
     keep: Boolean(values.keep),
     profile: Boolean(values.profile),
     out: String(values.out),

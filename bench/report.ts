@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { Measurement, round } from './load';
 import { BenchOptions } from './options';
+import type { FeedReport } from './feed';
 import { FLOOR } from './scenarios';
 
 export interface Machine {
@@ -53,6 +54,8 @@ export interface BenchReport {
   peak_rss_mb: number;
   targets: Target[];
   seconds: number;
+  /** The change feed: the triggers' write overhead and the commit-to-reader latency. */
+  feed?: FeedReport;
 }
 
 const byName = (list: Measurement[], name: string): Measurement => {
@@ -96,6 +99,22 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       target: 'change feed flat: deep page p50 ≤ 1.2× first page p50',
       measured: `${times(flat)} (${(feed[1] as Measurement).latency_ms.p50} ms vs ${(feed[0] as Measurement).latency_ms.p50} ms)`,
       met: flat <= 1.2,
+    });
+  }
+  if (report.feed?.trigger_overhead) {
+    const o = report.feed.trigger_overhead;
+    targets.push({
+      target: `seed:volume with the change triggers ≤ 1.25× without (${o.meetings.toLocaleString('en')} meetings)`,
+      measured: `${times(o.ratio)} (${o.with_seconds.join(', ')} s vs ${o.without_seconds.join(', ')} s)`,
+      met: o.ratio <= 1.25,
+    });
+  }
+  if (report.feed?.latency) {
+    const l = report.feed.latency;
+    targets.push({
+      target: `change feed: a commit readable p99 < 1 s after it (${l.rate} commits/s)`,
+      measured: `p99 ${l.p99_ms} ms, p50 ${l.p50_ms} ms, ${l.samples} seen, ${l.missing} missing`,
+      met: l.p99_ms < 1000 && l.missing === 0 && l.samples > 0,
     });
   }
   if ('small' in report.scaling) {

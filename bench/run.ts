@@ -10,6 +10,7 @@ import { createTenant, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } f
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
 import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
+import { FeedReport, feedLatency, triggerOverhead } from './feed';
 import { filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 
@@ -225,9 +226,15 @@ async function main(): Promise<void> {
     await preflight(service.baseUrl, scenarios, fixtures, o.chatMessages);
     const main: Measurement[] = [];
     for (const scenario of scenarios) main.push(await run(settings, scenario));
+    log('change feed latency: one commit every 10 ms, a reader polling every 50 ms');
+    const feed: FeedReport = { latency: await feedLatency(db, service.baseUrl, tenant, token, 100, 10) };
     const scaling = await scalingPass(db, env, o, settings, service.baseUrl);
     await service.stop();
     service = undefined;
+    if (o.triggerMeetings > 0) {
+      log(`change triggers' write overhead: seed:volume of ${o.triggerMeetings} meetings with and without them, side by side`);
+      feed.trigger_overhead = await triggerOverhead(db, env, o.triggerMeetings, 1, log);
+    }
 
     const sideBySide = { env, tmp, tenant, settings, rounds: o.rounds };
     const single = (t: string) => singleRead(t, fixtures.meetingIds);
@@ -270,6 +277,7 @@ async function main(): Promise<void> {
       statements,
       redis,
       scaling,
+      feed,
       peak_rss_mb: 0,
       seconds: seconds(began),
     };
