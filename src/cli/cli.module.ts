@@ -13,7 +13,7 @@ import { AuditReader } from '../audit/audit-reader';
 import { AuditExportCommand, AuditPruneCommand, AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 import { DemoSeeder } from '../seeding/demo-seeder';
-import { SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
+import { SeedActivityCommand, SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
 import { VolumeSeeder } from '../seeding/volume-seeder';
 
 const commands = [
@@ -25,6 +25,7 @@ const commands = [
   AuditPruneCommand,
   SeedDemoCommand,
   SeedVolumeCommand,
+  SeedActivityCommand,
 ];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
