@@ -8,21 +8,26 @@ import { DatabaseRoleError } from './database/database-role-check';
 import { EmbeddedDatabaseError } from './database/embedded-postgres';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './common/http/shutdown-state';
+import type { DemoActivity } from './seeding/first-start';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const boot = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
   const runtime = await prepareRuntime(config, (line) => boot.debug(line));
   let banner: string | undefined;
+  let startActivity: (() => Promise<DemoActivity | undefined>) | undefined;
   if (runtime.embedded) {
     // The embedded database belongs to this process: keep its schema current on every start.
     const applied = await migrate(runtime.urls);
     if (applied.length) boot.info({ applied }, 'migrations applied');
     // A newcomer's first start: demo data and a client to try it with. Loaded only here, so a
     // production process never holds the seeders and faker's locale data (about 30 MB).
-    const { demoBanner, seedDemoOnFirstStart } = await import('./seeding/first-start');
+    const { demoBanner, seedDemoOnFirstStart, startDemoActivity } = await import('./seeding/first-start');
     const demo = await seedDemoOnFirstStart(runtime.urls.owner, config);
     if (demo) banner = demoBanner(demo, config.port);
+    if (config.demoActivity) startActivity = () => startDemoActivity(runtime.urls.owner, demo?.company_id, boot);
+  } else if (config.demoActivity) {
+    boot.warn('DEMO_ACTIVITY=1 is ignored: it writes into the demo company of the embedded database (demo mode) only');
   }
 
   const app = await createApp(runtime);
@@ -30,6 +35,7 @@ async function main(): Promise<void> {
   const logger = app.get(Logger);
   logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');
   if (banner) process.stdout.write(`${banner}\n`);
+  const activity = await startActivity?.();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -37,6 +43,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.log(`${signal} received: readiness is now 503, draining`, 'Bootstrap');
     app.get(ShutdownState).begin();
+    const activityStopped = activity?.stop(); // ends while the server drains, and before the database closes
     await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     // Stop accepting and let in-flight requests finish before anything they need is closed:
     // Nest's own close() ends the database pools before the HTTP server. Since shutdown began
@@ -51,6 +58,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     await drained;
     clearTimeout(grace);
+    await activityStopped;
     await app.close(); // modules: pools, Redis, audit writer (its queued rows are written first)
     await runtime.embedded?.stop();
     process.exit(0);

@@ -13,7 +13,7 @@ import { AuditReader } from '../audit/audit-reader';
 import { AuditExportCommand, AuditPruneCommand, AuditTailCommand } from './audit.commands';
 import { CompanyCreateCommand, CompanyFeatureCommand } from './company.commands';
 import { DemoSeeder } from '../seeding/demo-seeder';
-import { SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
+import { SeedActivityCommand, SeedDemoCommand, SeedVolumeCommand } from './seed.commands';
 import { VolumeSeeder } from '../seeding/volume-seeder';
 import { ChangeCompaction } from '../changes/change-compaction';
 import { ChangesCompactCommand } from './changes.commands';
@@ -27,6 +27,7 @@ const commands = [
   AuditPruneCommand,
   SeedDemoCommand,
   SeedVolumeCommand,
+  SeedActivityCommand,
   ChangesCompactCommand,
 ];
 

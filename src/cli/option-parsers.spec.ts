@@ -1,5 +1,5 @@
 import { AdminError } from '../common/errors/admin-error';
-import { choiceOption, instantOption, integerOption, required, textOption } from './option-parsers';
+import { choiceOption, decimalOption, instantOption, integerOption, required, textOption } from './option-parsers';
 
 const refusal = (parse: () => unknown) => {
   try {
@@ -23,6 +23,17 @@ describe('CLI option parsers', () => {
       expect(refusal(() => integerOption('limit', bad, 1, 1000))).toEqual({
         code: 'INVALID_ARGUMENTS',
         message: '--limit must be an integer from 1 to 1000',
+      });
+  });
+
+  it('reads numbers with or without a fraction within bounds, digits and a point only', () => {
+    expect(decimalOption('minutes', '0.05', 0.01, 1440)).toBe(0.05);
+    expect(decimalOption('minutes', ' 1440 ', 0.01, 1440)).toBe(1440);
+    expect(decimalOption('minutes', '0.01', 0.01, 1440)).toBe(0.01);
+    for (const bad of ['0', '0.001', '1441', '-1', '1e1', '.5', '5.', '1,5', 'NaN', 'Infinity', 'soon', ''])
+      expect(refusal(() => decimalOption('minutes', bad, 0.01, 1440))).toEqual({
+        code: 'INVALID_ARGUMENTS',
+        message: '--minutes must be a number from 0.01 to 1440',
       });
   });
 

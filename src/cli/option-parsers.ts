@@ -21,6 +21,13 @@ export function integerOption(flag: string, value: string, min: number, max: num
   return n;
 }
 
+/** A number from `min` to `max`, with a fraction or without (digits and one point only: no sign or exponent). */
+export function decimalOption(flag: string, value: string, min: number, max: number): number {
+  const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isFinite(n) || n < min || n > max) throw invalid(`--${flag} must be a number from ${min} to ${max}`);
+  return n;
+}
+
 /** An RFC 3339 instant with an offset, as the UTC text PostgreSQL reads exactly. */
 export function instantOption(flag: string, value: string): string {
   const instant = Instant.parse(value);

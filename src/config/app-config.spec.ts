@@ -28,6 +28,7 @@ describe('loadConfig', () => {
     expect(config.auditTimeoutMs).toBe(2000);
     expect(config.redisUrl).toBeUndefined();
     expect(config.redisTimeoutMs).toBe(500);
+    expect(config.demoActivity).toBe(false);
     expect(config.rateLimits).toEqual({
       client: { limit: 600, windowSeconds: 60 },
       company: { limit: 1800, windowSeconds: 60 },
@@ -59,6 +60,7 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1',
       AUDIT_TIMEOUT_MS: '500',
       PUBLIC_BASE_URL: 'https://api.example.com/conversations/',
+      DEMO_ACTIVITY: '1',
     });
     expect(config.port).toBe(8080);
     expect(config.publicBaseUrl).toBe('https://api.example.com/conversations');
@@ -76,6 +78,8 @@ describe('loadConfig', () => {
     expect(config.rateLimits.chat_content).toEqual({ limit: 40, windowSeconds: 4 });
     expect(config.trustProxy).toBe('loopback, 10.0.0.0/8, ::1');
     expect(config.auditTimeoutMs).toBe(500);
+    expect(config.demoActivity).toBe(true);
+    expect(loadConfig({ DEMO_ACTIVITY: '0' }).demoActivity).toBe(false);
   });
 
   it('defaults the migration and audit databases to DATABASE_URL', () => {
@@ -119,6 +123,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ AUDIT_TIMEOUT_MS: '-1' }, 'AUDIT_TIMEOUT_MS must be an integer number of milliseconds'],
     [{ MIGRATION_DATABASE_URL: 'postgres://o@db/app' }, 'MIGRATION_DATABASE_URL requires DATABASE_URL'],
+    [{ DEMO_ACTIVITY: 'yes' }, 'DEMO_ACTIVITY must be 0 or 1'],
   ])('rejects %j with one line naming the variable', (env, expected) => {
     const message = errorOf(env);
     expect(message).toContain(expected);

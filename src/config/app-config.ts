@@ -81,6 +81,8 @@ export class AppConfig {
   readonly shutdownGraceMs: number;
   /** Node's HTTP server limits: a client slower than these is cut off (see http-server.ts). */
   readonly http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Demo mode (the embedded database) writes like a capture system into the demo company while it serves. */
+  readonly demoActivity: boolean;
 
   constructor(init: Omit<AppConfig, never>) {
     Object.assign(this, init);
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS ?? 30_000,
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
     },
+    demoActivity: vars.DEMO_ACTIVITY === '1',
   });
 }
 

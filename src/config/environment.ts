@@ -235,4 +235,8 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(1000, 600000, ' milliseconds')
   HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsIn(['0', '1'], { message: 'must be 0 or 1' })
+  DEMO_ACTIVITY?: string;
 }

@@ -22,6 +22,7 @@ import { Ref } from './tenant-factory';
 
 /** Fixed: the demo is the same data every time (ids and dates aside). */
 export const DEMO_SEED = 20261122;
+export const DEMO_COMPANY_NAME = 'Acme Comércio e Serviços Ltda';
 
 export interface DemoCredentials {
   company_id: string;
@@ -29,7 +30,8 @@ export interface DemoCredentials {
   client_secret: string;
 }
 
-const SELLER_LINES = [
+/** What sellers and customers say in the demo's transcripts, e-mails and chats (and in the activity simulator's). */
+export const SELLER_LINES = [
   'Obrigado pelo tempo hoje, a ideia é entender o cenário de vocês e mostrar como a plataforma pode ajudar.',
   'Hoje vocês registram as reuniões de forma manual ou já usam alguma ferramenta?',
   'Quantas pessoas estão no time comercial atualmente?',
@@ -44,7 +46,7 @@ const SELLER_LINES = [
   'Entendi. E hoje qual é a maior dificuldade na gestão do time?',
 ];
 
-const CUSTOMER_LINES = [
+export const CUSTOMER_LINES = [
   'Hoje a gente usa planilha e muita coisa se perde entre uma reunião e outra.',
   'Somos doze vendedores, mas a meta é chegar a vinte até o fim do ano.',
   'A nossa maior preocupação é a segurança dos dados dos clientes.',
@@ -59,7 +61,8 @@ const CUSTOMER_LINES = [
   'Gostei bastante da parte de transcrição das ligações.',
 ];
 
-const QUESTIONS: Array<{ text: string; type: QuestionType; answers: string[] }> = [
+/** The demo template's questions, a question of every type, with the answers the demo gives. */
+export const DEMO_QUESTIONS: Array<{ text: string; type: QuestionType; answers: string[] }> = [
   {
     text: 'Qual é a principal dor do cliente?',
     type: 'text',
@@ -92,7 +95,7 @@ export class DemoSeeder {
 
   async seed(now = new Date()): Promise<DemoCredentials> {
     const faker = new Faker({ locale: [pt_BR, base], seed: DEMO_SEED });
-    const company = await this.companies.create('Acme Comércio e Serviços Ltda', true);
+    const company = await this.companies.create(DEMO_COMPANY_NAME, true);
     await this.db.transaction((manager) => new DemoData(manager, company.id, faker, now).build());
     const client = await this.clients.create({
       company: company.publicId,
@@ -156,7 +159,7 @@ class DemoData {
       await this.people.skill('Fechamento'),
     ];
     const template = await this.people.template(
-      QUESTIONS.map(({ text, type }) => ({ text, type })),
+      DEMO_QUESTIONS.map(({ text, type }) => ({ text, type })),
       'Roteiro de qualificação BANT',
     );
 
@@ -194,7 +197,7 @@ class DemoData {
           transcript,
           evaluation,
           template: withTemplate ? refs.template : undefined,
-          answers: QUESTIONS.map((q) => q.answers[i % 2]),
+          answers: DEMO_QUESTIONS.map((q) => q.answers[i % 2]),
           tags: i % 4 === 3 ? [] : refs.tags.filter((_, t) => (i + t) % 3 === 0),
           competitors: i % 2 ? [refs.competitors[i % refs.competitors.length]] : [],
           accounts: i % 4 === 0 ? [account, refs.accounts[(i + 1) % refs.accounts.length]] : [account],
@@ -218,45 +221,17 @@ class DemoData {
                 }
               : { code: 'in_call_recording', subcode: null, occurred_at: new Date(meetingAt.getTime() + 60_000).toISOString() },
           ],
-          participants: i % 5 === 4 ? [] : this.participants(kind, customer, account),
+          participants: i % 5 === 4 ? [] : customerParticipants(f, kind, customer, account.domain),
           customerQuestions: [
             { question: 'Qual é o prazo de implantação?', category: 'implementation' },
             { question: 'O preço inclui treinamento?', category: 'pricing' },
           ].slice(0, 1 + (i % 2)),
           utterances:
-            transcript === 'original' || transcript === 'enhanced' ? this.transcript(owner.name, customer, durationSeconds, i) : undefined,
+            transcript === 'original' || transcript === 'enhanced' ? salesTranscript(owner.name, customer, durationSeconds, i) : undefined,
         });
         i++;
       }
     }
-  }
-
-  private participants(kind: RecordingKind, customer: string, account: { domain: string }): Participant[] {
-    const f = this.faker;
-    const domain = account.domain;
-    const person = (name: string): Participant =>
-      kind === 'meeting' ? { display_name: name, email: `${slug(name).split('.')[0]}@${domain}` } : { display_name: name, phone: phone(f) };
-    return kind === 'meeting' ? [person(customer), person(f.person.fullName())] : [person(customer)];
-  }
-
-  /** A sales conversation of tens to hundreds of utterances, alternating speakers, with timings. */
-  private transcript(seller: string, customer: string, durationSeconds: number, index: number): Utterance[] {
-    const count = 20 + ((index * 37) % 280);
-    const step = Math.max(1500, Math.floor((durationSeconds * 1000) / count));
-    const utterances: Utterance[] = [];
-    for (let n = 0; n < count; n++) {
-      const sellerSpeaks = n % 2 === 0;
-      const lines = sellerSpeaks ? SELLER_LINES : CUSTOMER_LINES;
-      const start = n * step;
-      utterances.push({
-        // Now and then diarization cannot tell who spoke.
-        speaker: n % 17 === 16 ? null : sellerSpeaks ? seller : customer,
-        text: lines[(n * 5 + index) % lines.length],
-        start_ms: start,
-        end_ms: start + step - 200,
-      });
-    }
-    return utterances;
   }
 
   private async emails(sellers: UserRef[], accounts: Ref[]): Promise<void> {
@@ -270,7 +245,7 @@ class DemoData {
       const contactName = f.person.fullName();
       const contact = { address: `${slug(contactName)}@${slug(f.company.name()).slice(0, 20)}.com.br`, name: contactName, internal: false };
       const self = { address: mailbox.address, name: null, internal: true };
-      const subject = `${['Proposta comercial', 'Contrato', 'Dúvidas sobre a implantação', 'Agenda da demonstração'][t % 4]} — ${f.company.name()}`;
+      const subject = `${EMAIL_SUBJECTS[t % EMAIL_SUBJECTS.length]} — ${f.company.name()}`;
       const start = new Date(this.now.getTime() - (t * 31 + 5) * 3_600_000);
       let root: string | null = null;
       const length = 2 + (t % 5);
@@ -286,9 +261,7 @@ class DemoData {
           from: outbound ? self : contact,
           to: [outbound ? contact : self],
           cc: m === 1 ? [{ address: `financeiro@${this.domain}`, name: 'Financeiro', internal: true }] : [],
-          body: outbound
-            ? `Olá ${contactName.split(' ')[0]},\n\n${SELLER_LINES[(t + m) % SELLER_LINES.length]}\n\nAbraços`
-            : `Oi,\n\n${CUSTOMER_LINES[(t + m) % CUSTOMER_LINES.length]}\n\nAtt.`,
+          body: emailBody(outbound, contactName, t + m),
           attachments:
             m === 0 && t % 2 === 0 ? [{ filename: 'Proposta_Acme_2026.pdf', mime_type: 'application/pdf', size_bytes: 248_133 + t }] : [],
         };
@@ -355,9 +328,45 @@ class DemoData {
   }
 }
 
-const MEETING_LABELS = ['de descoberta', 'de demonstração', 'de proposta', 'de negociação', 'de alinhamento', 'técnica'];
+/** A sales conversation of tens to hundreds of utterances, alternating speakers, with timings; `index` varies it. */
+export function salesTranscript(seller: string, customer: string, durationSeconds: number, index: number): Utterance[] {
+  const count = 20 + ((index * 37) % 280);
+  const step = Math.max(1500, Math.floor((durationSeconds * 1000) / count));
+  const utterances: Utterance[] = [];
+  for (let n = 0; n < count; n++) {
+    const sellerSpeaks = n % 2 === 0;
+    const lines = sellerSpeaks ? SELLER_LINES : CUSTOMER_LINES;
+    const start = n * step;
+    utterances.push({
+      // Now and then diarization cannot tell who spoke.
+      speaker: n % 17 === 16 ? null : sellerSpeaks ? seller : customer,
+      text: lines[(n * 5 + index) % lines.length],
+      start_ms: start,
+      end_ms: start + step - 200,
+    });
+  }
+  return utterances;
+}
 
-function slug(text: string): string {
+/** A record's outside participants: the customer (and a colleague of theirs in a meeting), by e-mail at the account's domain or by phone. */
+export function customerParticipants(f: Faker, kind: RecordingKind, customer: string, domain: string): Participant[] {
+  const person = (name: string): Participant =>
+    kind === 'meeting' ? { display_name: name, email: `${slug(name).split('.')[0]}@${domain}` } : { display_name: name, phone: phone(f) };
+  return kind === 'meeting' ? [person(customer), person(f.person.fullName())] : [person(customer)];
+}
+
+export const EMAIL_SUBJECTS = ['Proposta comercial', 'Contrato', 'Dúvidas sobre a implantação', 'Agenda da demonstração'];
+
+/** An e-mail's body: the seller's line to the contact (outbound) or the contact's line (inbound); `index` picks the line. */
+export function emailBody(outbound: boolean, contactName: string, index: number): string {
+  return outbound
+    ? `Olá ${contactName.split(' ')[0]},\n\n${SELLER_LINES[index % SELLER_LINES.length]}\n\nAbraços`
+    : `Oi,\n\n${CUSTOMER_LINES[index % CUSTOMER_LINES.length]}\n\nAtt.`;
+}
+
+export const MEETING_LABELS = ['de descoberta', 'de demonstração', 'de proposta', 'de negociação', 'de alinhamento', 'técnica'];
+
+export function slug(text: string): string {
   return text
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -367,7 +376,7 @@ function slug(text: string): string {
 }
 
 /** Brazilian mobile numbers, formatted as people write them. */
-function phone(f: Faker): string {
+export function phone(f: Faker): string {
   return `+55 ${f.helpers.arrayElement(['11', '21', '31', '41', '51', '61', '71', '81'])} 9${f.string.numeric(4)}-${f.string.numeric(4)}`;
 }
 

@@ -4,6 +4,7 @@ import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
 import {
   Audience,
   EVALUATION_STATUSES,
+  EvaluationStatus,
   MediaType,
   MeetingType,
   QuestionType,
@@ -75,8 +76,19 @@ export interface RecordingOptions {
   customerQuestions?: Array<{ question: string; category: string }>;
   /** The transcript's utterances (both variants); two short lines by default. */
   utterances?: Utterance[];
-  /** Answers to the template's questions, by position; `Resposta <n>` by default. */
-  answers?: string[];
+  /** Answers to the template's questions, by position; `Resposta <n>` by default; null: none yet (filled in later). */
+  answers?: string[] | null;
+}
+
+/** What an evaluation in `status` holds: a score once completed, a justification once completed or failed. */
+export function evaluationResult(
+  status: EvaluationStatus,
+  score = randomInt(0, 101),
+): { score: number | null; justification: string | null } {
+  return {
+    score: status === 'completed' ? score : null,
+    justification: status === 'completed' ? 'Boa condução da descoberta.' : status === 'failed' ? 'Áudio insuficiente.' : null,
+  };
 }
 
 /**
@@ -175,21 +187,13 @@ export class RecordingsFactory extends TenantFactory {
     });
     const id = recording.id;
     if (completed) {
-      await this.transcriptVariant(id, 'original', o.utterances ?? defaultUtterances(`original ${token()}`));
-      if (transcript === 'enhanced') await this.transcriptVariant(id, 'enhanced', o.utterances ?? defaultUtterances(`enhanced ${token()}`));
+      await this.transcript(id, 'original', o.utterances ?? defaultUtterances(`original ${token()}`));
+      if (transcript === 'enhanced') await this.transcript(id, 'enhanced', o.utterances ?? defaultUtterances(`enhanced ${token()}`));
     }
     const evaluation = o.evaluation ?? 'none';
-    if (evaluation !== 'none') {
-      await this.insert('recording_evaluations', 'evaluation', {
-        recording_id: id,
-        status: evaluation,
-        score: evaluation === 'completed' ? randomInt(0, 101) : null,
-        justification: evaluation === 'completed' ? 'Boa condução da descoberta.' : evaluation === 'failed' ? 'Áudio insuficiente.' : null,
-      });
-    }
-    for (const q of o.template?.questions ?? []) {
-      const answer = o.answers?.[q.position - 1] ?? `Resposta ${q.position}`;
-      await this.insert('recording_answers', 'answer', { recording_id: id, question_id: q.id, answer });
+    if (evaluation !== 'none') await this.evaluation(id, evaluation);
+    for (const q of o.answers === null ? [] : (o.template?.questions ?? [])) {
+      await this.answer(id, q, o.answers?.[q.position - 1] ?? `Resposta ${q.position}`);
     }
     await this.link('recording_tags', 'recording_id', id, 'tag_id', o.tags);
     await this.link('recording_competitors', 'recording_id', id, 'competitor_id', o.competitors);
@@ -242,13 +246,42 @@ export class RecordingsFactory extends TenantFactory {
     );
   }
 
-  private async transcriptVariant(recordingId: string, variant: TranscriptVariant, utterances: Utterance[]): Promise<void> {
+  /** A transcript variant of a record (its `transcript_status` is the caller's: `completed` once a variant is readable). */
+  async transcript(recordingId: string, variant: TranscriptVariant, utterances: Utterance[]): Promise<void> {
     await this.db.query('INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, $3, $4)', [
       this.companyId,
       recordingId,
       variant,
       JSON.stringify(utterances),
     ]);
+  }
+  /** Where a record's transcript stands; `completed` needs a variant first (transcript()). */
+  async transcriptStatus(recordingId: string, status: TranscriptStatus): Promise<void> {
+    await this.db.query('UPDATE recordings SET transcript_status = $2 WHERE id = $1', [recordingId, status]);
+  }
+
+  /** A record's overall evaluation, started in `status`. */
+  evaluation(recordingId: string, status: EvaluationStatus, score?: number): Promise<Ref> {
+    return this.insert('recording_evaluations', 'evaluation', { recording_id: recordingId, status, ...evaluationResult(status, score) });
+  }
+
+  /** The evaluation moves on to `status` (with what that status holds). */
+  async evaluationStatus(recordingId: string, status: EvaluationStatus, score?: number): Promise<void> {
+    const { score: value, justification } = evaluationResult(status, score);
+    await this.db.query(
+      'UPDATE recording_evaluations SET status = $2, score = $3, justification = $4, updated_at = now() WHERE recording_id = $1',
+      [recordingId, status, value, justification],
+    );
+  }
+
+  /** An answer to one question of the record's template. */
+  answer(recordingId: string, question: Pick<Ref, 'id'>, answer: string): Promise<Ref> {
+    return this.insert('recording_answers', 'answer', { recording_id: recordingId, question_id: question.id, answer });
+  }
+
+  /** A record removed from the capture system, with everything it shows (its relations cascade). */
+  async removeRecording(recordingId: string): Promise<void> {
+    await this.db.query('DELETE FROM recordings WHERE id = $1', [recordingId]);
   }
 }
 

@@ -1,7 +1,10 @@
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
+import { loadConfig } from '../../src/config/app-config';
+import { ACTIVITY_KINDS } from '../../src/seeding/activity-simulator';
+import { DemoSeeder } from '../../src/seeding/demo-seeder';
 import { createCompany } from '../support/factories';
-import { runCli } from '../support/cli';
+import { runCli, spawnCli } from '../support/cli';
 import { ownerDataSource } from '../support/test-app';
 
 /** Runs the real CLI in its own process, as an admin would. */
@@ -318,4 +321,83 @@ describe('admin CLI: seeds', () => {
     const [{ count }] = await owner.query('SELECT count(*)::int AS count FROM recordings WHERE company_id = $1', [company.id]);
     expect(count).toBeGreaterThanOrEqual(50);
   }, 60_000);
+});
+
+describe('admin CLI: seed:activity', () => {
+  let owner: DataSource;
+  let company: Company;
+  beforeAll(async () => {
+    owner = await ownerDataSource();
+    const demo = await DemoSeeder.over(owner, loadConfig({ NODE_ENV: 'test' })).seed();
+    company = await owner.getRepository(Company).findOneByOrFail({ publicId: demo.company_id });
+  }, 60_000);
+  afterAll(() => owner.destroy());
+
+  it('--json prints one summary object of a short run, whose writes are in the database', async () => {
+    // Messages have no instant of their own capture: what is newer than the newest id before the run was written by it.
+    const [before] = await owner.query(
+      `SELECT now() AS at, (SELECT coalesce(max(id), 0) FROM chat_messages) AS chat, (SELECT coalesce(max(id), 0) FROM email_messages) AS email`,
+    );
+    const res = await cli('seed:activity', '--company', company.publicId, '--minutes', '0.05', '--rate', '1200', '--seed', '1', '--json');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe(''); // with --json, stderr tells only of unexpected failures
+    const out = onlyJson(res.stdout) as { events: Record<string, number> } & Record<string, number | string>;
+    expect(Object.keys(out)).toEqual(['company_id', 'seconds', 'transactions', 'committed', 'rolled_back', 'events']);
+    expect(out.company_id).toBe(company.publicId);
+    expect(out.seconds).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(out.events)).toEqual([...ACTIVITY_KINDS]);
+    expect(Object.values(out.events).reduce((a, b) => a + b, 0)).toBe(out.committed);
+    expect(out.transactions).toBe(Number(out.committed) + Number(out.rolled_back));
+    expect(out.committed).toBeGreaterThanOrEqual(20);
+    const [written] = await owner.query(
+      `SELECT (SELECT count(*)::int FROM recordings WHERE company_id = $1 AND created_at >= $2) AS recordings,
+         (SELECT count(*)::int FROM chat_messages WHERE company_id = $1 AND (id > $3 OR edited_at >= $2 OR deleted_at >= $2)) AS chat,
+         (SELECT count(*)::int FROM email_messages WHERE company_id = $1 AND id > $4) AS emails`,
+      [company.id, before.at, before.chat, before.email],
+    );
+    expect(written.recordings).toBeGreaterThan(0);
+    expect(written.recordings).toBeLessThanOrEqual(out.events.meeting_captured + out.events.call_captured);
+    expect(written.chat).toBeGreaterThan(0);
+    expect(written.emails).toBe(out.events.email_captured + out.events.email_captured_late);
+  }, 60_000);
+
+  it('without --json writes a line per event on stderr, and SIGINT ends it cleanly with its summary', async () => {
+    const child = spawnCli({}, 'seed:activity', '--company', company.publicId, '--minutes', '10', '--rate', '600');
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.split('\n').length > 5) resolve();
+      }),
+    );
+    const signalled = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000); // held transactions end their hold at once
+    expect(stderr).toMatch(/^\d{4}-\d\d-\d\dT\S+Z tx \d+ (committed|rolled_back) [a-z_]+ \w+/m);
+    expect(stderr).not.toMatch(/ failed /);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^activity on ${company.publicId}: \\d+ transactions in [\\d.]+ s \\(\\d+ committed, \\d+ rolled back\\): meeting_captured \\d+`,
+      ),
+    );
+  }, 60_000);
+
+  it.each([
+    [['seed:activity'], 'INVALID_ARGUMENTS'],
+    [['seed:activity', '--company', 'cmp_000000000000000000000a'], 'COMPANY_NOT_FOUND'],
+    [['seed:activity', '--company', 'C', '--minutes', '0'], 'INVALID_ARGUMENTS'],
+    [['seed:activity', '--company', 'C', '--minutes', 'forever'], 'INVALID_ARGUMENTS'],
+    [['seed:activity', '--company', 'C', '--rate', '100000'], 'INVALID_ARGUMENTS'],
+    [['seed:activity', '--company', 'C', '--seed', '-1'], 'INVALID_ARGUMENTS'],
+  ])('%j fails with its code and writes nothing', async (args, code) => {
+    const [before] = await owner.query('SELECT count(*)::int AS n FROM recordings WHERE company_id = $1', [company.id]);
+    const res = await cli(...args.map((a) => (a === 'C' ? company.publicId : a)), '--json');
+    expect(res.code).not.toBe(0);
+    expect(onlyJson(res.stdout)).toEqual({ error: { code, message: expect.any(String) } });
+    expect(await owner.query('SELECT count(*)::int AS n FROM recordings WHERE company_id = $1', [company.id])).toEqual([before]);
+  });
 });

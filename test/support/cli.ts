@@ -1,27 +1,40 @@
-import { execFile } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { assertTestDatabase } from './test-app';
 
 const run = promisify(execFile);
 
+/** How the tests start the real admin CLI: node running its source, on the test databases, `env` added. */
+function cliProcess(env: NodeJS.ProcessEnv, args: string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  return {
+    command: process.execPath,
+    args: ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: assertTestDatabase(process.env.TEST_DATABASE_URL),
+      MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
+      CURSOR_SECRET: 'cli-test-cursor-secret-0123456789abcdef',
+      DATA_DIR: `${process.env.TEST_ROOT}/cli-data`,
+      ...env,
+    },
+  };
+}
+
 /** Runs the real admin CLI in its own process, as an admin would, with `env` added to the test environment. */
 export async function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = cliProcess(env, args);
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args], {
-      env: {
-        PATH: process.env.PATH,
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: assertTestDatabase(process.env.TEST_DATABASE_URL),
-        MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
-        CURSOR_SECRET: 'cli-test-cursor-secret-0123456789abcdef',
-        DATA_DIR: `${process.env.TEST_ROOT}/cli-data`,
-        ...env,
-      },
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(cli.command, cli.args, { env: cli.env, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/** Starts the real admin CLI and returns at once (to signal it while it runs). */
+export function spawnCli(env: NodeJS.ProcessEnv, ...args: string[]): ChildProcess {
+  const cli = cliProcess(env, args);
+  return spawn(cli.command, cli.args, { env: cli.env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
