@@ -88,24 +88,30 @@ const PLATFORM = [
   `CREATE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
-    INSERT INTO change_log AS c (company_id, object, object_id, parent_id, action, changed)
-      SELECT r.company_id, r.object, r.object_id, max(r.parent_id),
-        CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
-        CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
-          ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
-      FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
-      GROUP BY r.company_id, r.object, r.object_id
-      ON CONFLICT ON CONSTRAINT change_log_transaction_object_key DO UPDATE SET
-        action = CASE WHEN EXCLUDED.action = 'deleted' THEN 'deleted' WHEN c.action = 'created' THEN 'created' ELSE EXCLUDED.action END,
-        changed = CASE WHEN EXCLUDED.action = 'deleted' OR c.action = 'created' OR EXCLUDED.action = 'created' THEN '{}'::text[]
-          ELSE app_changed_union(c.changed, EXCLUDED.changed) END
-      WHERE c.action <> 'deleted' AND NOT (c.action = 'created' AND EXCLUDED.action = 'updated')
-        AND NOT (c.action = 'updated' AND EXCLUDED.action = 'updated' AND EXCLUDED.changed <@ c.changed);
-    -- A change to a record's parts moves the record's updated_at; its own changes already did
-    -- (app_touch_recording), which the condition on updated_at recognises.
+    WITH logged AS (
+      INSERT INTO change_log AS c (company_id, object, object_id, parent_id, action, changed)
+        SELECT r.company_id, r.object, r.object_id, max(r.parent_id),
+          CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
+          CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
+            ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
+        FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
+        GROUP BY r.company_id, r.object, r.object_id
+        ON CONFLICT ON CONSTRAINT change_log_transaction_object_key DO UPDATE SET
+          action = CASE WHEN EXCLUDED.action = 'deleted' THEN 'deleted' WHEN c.action = 'created' THEN 'created' ELSE EXCLUDED.action END,
+          changed = CASE WHEN EXCLUDED.action = 'deleted' OR c.action = 'created' OR EXCLUDED.action = 'created' THEN '{}'::text[]
+            ELSE app_changed_union(c.changed, EXCLUDED.changed) END
+        -- Nothing to say: already deleted; created and now completed (a bulk insert's parts); the parts already named.
+        WHERE c.action <> 'deleted' AND NOT (c.action = 'created' AND EXCLUDED.action = 'updated')
+          AND NOT (c.action = 'updated' AND EXCLUDED.action = 'updated' AND EXCLUDED.changed <@ c.changed)
+        RETURNING c.company_id, c.object, c.object_id, c.action
+    )
+    -- A change to a record's parts moves the record's updated_at: only where an entry was written
+    -- or widened (not for the parts of a record created in this transaction); its own changes
+    -- already did (app_touch_recording), which the condition on updated_at recognises.
     UPDATE recordings r SET updated_at = now()
-      FROM (SELECT DISTINCT company_id, object_id FROM unnest(rows) WHERE object IN ('meeting', 'call') AND action = 'updated') x
-      WHERE r.company_id = x.company_id AND r.public_id = x.object_id AND r.updated_at < now();
+      FROM logged x
+      WHERE x.object IN ('meeting', 'call') AND x.action = 'updated'
+        AND r.company_id = x.company_id AND r.public_id = x.object_id AND r.updated_at < now();
   END $$`,
   `CREATE FUNCTION app_touch_recording() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN

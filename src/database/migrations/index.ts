@@ -9,6 +9,7 @@ import { AudienceFromParticipants1764500000000 } from './1764500000000-audience-
 import { AuditPartitions1764600000000 } from './1764600000000-audit-partitions';
 import { DefinerSearchPath1764700000000 } from './1764700000000-definer-search-path';
 import { ChangeFeed1764800000000 } from './1764800000000-change-feed';
+import { ConversationActivityLock1764900000000 } from './1764900000000-conversation-activity-lock';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   AuditPartitions1764600000000,
   DefinerSearchPath1764700000000,
   ChangeFeed1764800000000,
+  ConversationActivityLock1764900000000,
 ];
