@@ -10,6 +10,30 @@ export interface FeedReport {
   trigger_overhead?: { meetings: number; with_seconds: number[]; without_seconds: number[]; ratio: number };
   /** From a writer's commit to a poller's first sight of the entry, at `rate` commits a second. */
   latency?: { rate: number; seconds: number; samples: number; missing: number; p50_ms: number; p99_ms: number; max_ms: number };
+  /** Change-log rows against live objects once everything written is compacted (as if older than CHANGES_COMPACT_AFTER). */
+  storage?: { entries_before: number; entries_after: number; objects: number; ratio: number; compact_seconds: number };
+}
+
+/**
+ * Compacts the whole log as if every entry were older than CHANGES_COMPACT_AFTER (`changes:compact
+ * --before now`), then counts its rows against the live objects (records, conversations, messages).
+ */
+export async function storageAfterCompaction(db: BenchDatabase, env: NodeJS.ProcessEnv): Promise<NonNullable<FeedReport['storage']>> {
+  const count = async (sql: string) => Number((await db.owner.query<{ n: string }>(sql)).rows[0].n);
+  const entriesBefore = await count('SELECT count(*) AS n FROM change_log');
+  const started = performance.now();
+  await cli(env, ['changes:compact', '--before', new Date().toISOString()]);
+  const compactSeconds = Math.round((performance.now() - started) / 100) / 10;
+  const entriesAfter = await count('SELECT count(*) AS n FROM change_log');
+  const objects = await count(`SELECT (SELECT count(*) FROM recordings) + (SELECT count(*) FROM email_conversations)
+    + (SELECT count(*) FROM email_messages) + (SELECT count(*) FROM chat_conversations) + (SELECT count(*) FROM chat_messages) AS n`);
+  return {
+    entries_before: entriesBefore,
+    entries_after: entriesAfter,
+    objects,
+    ratio: Math.round((entriesAfter / objects) * 1000) / 1000,
+    compact_seconds: compactSeconds,
+  };
 }
 
 /** The change triggers of every captured table (the others, such as those deriving a conversation's activity, stay). */

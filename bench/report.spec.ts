@@ -170,25 +170,29 @@ describe('bench targets: the change feed', () => {
 });
 
 describe('bench targets: what the change feed costs and how soon it shows a commit', () => {
-  const withFeed = (ratio: number, p99: number, missing = 0) =>
+  const withFeed = (ratio: number, p99: number, missing = 0, storage = 1) =>
     report((r) => {
       r.feed = {
         trigger_overhead: { meetings: 1_000_000, with_seconds: [125 * ratio], without_seconds: [125], ratio },
         latency: { rate: 100, seconds: 10, samples: 1000 - missing, missing, p50_ms: 100, p99_ms: p99, max_ms: p99 },
+        storage: { entries_before: 300, entries_after: 110 * storage, objects: 100, ratio: 1.1 * storage, compact_seconds: 1 },
       };
     });
   const verdicts = (r: Omit<BenchReport, 'targets'>) =>
     evaluateTargets(r)
-      .filter((t) => t.target.startsWith('seed:volume with the change triggers') || t.target.startsWith('change feed: a commit'))
+      .filter((t) =>
+        ['seed:volume with the change triggers', 'change feed: a commit', 'change-log rows'].some((p) => t.target.startsWith(p)),
+      )
       .map((t) => t.met);
 
-  it('meets both at their bounds', () => {
-    expect(verdicts(withFeed(1.25, 999))).toEqual([true, true]);
+  it('meets all three at their bounds', () => {
+    expect(verdicts(withFeed(1.25, 999))).toEqual([true, true, true]);
   });
 
   it('misses each one alone, and misses the latency when a commit never showed', () => {
-    expect(verdicts(withFeed(1.26, 999))).toEqual([false, true]);
-    expect(verdicts(withFeed(1.25, 1000))).toEqual([true, false]);
-    expect(verdicts(withFeed(1.25, 10, 1))).toEqual([true, false]);
+    expect(verdicts(withFeed(1.26, 999))).toEqual([false, true, true]);
+    expect(verdicts(withFeed(1.25, 999, 0, 1.01))).toEqual([true, false, true]);
+    expect(verdicts(withFeed(1.25, 1000))).toEqual([true, true, false]);
+    expect(verdicts(withFeed(1.25, 10, 1))).toEqual([true, true, false]);
   });
 });

@@ -109,6 +109,14 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       met: o.ratio <= 1.25,
     });
   }
+  if (report.feed?.storage) {
+    const st = report.feed.storage;
+    targets.push({
+      target: 'change-log rows after compaction ≤ 1.1× the live objects (plus the last 7 days, none here)',
+      measured: `${times(st.ratio)} (${st.entries_after.toLocaleString('en')} rows for ${st.objects.toLocaleString('en')} objects; ${st.entries_before.toLocaleString('en')} before, compacted in ${st.compact_seconds} s)`,
+      met: st.ratio <= 1.1,
+    });
+  }
   if (report.feed?.latency) {
     const l = report.feed.latency;
     targets.push({

@@ -10,7 +10,7 @@ import { createTenant, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } f
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
 import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
-import { FeedReport, feedLatency, triggerOverhead } from './feed';
+import { FeedReport, feedLatency, storageAfterCompaction, triggerOverhead } from './feed';
 import { filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 
@@ -235,6 +235,8 @@ async function main(): Promise<void> {
       log(`change triggers' write overhead: seed:volume of ${o.triggerMeetings} meetings with and without them, side by side`);
       feed.trigger_overhead = await triggerOverhead(db, env, o.triggerMeetings, 1, log);
     }
+    log('change-log storage: everything compacted as if older than CHANGES_COMPACT_AFTER');
+    feed.storage = await storageAfterCompaction(db, env);
 
     const sideBySide = { env, tmp, tenant, settings, rounds: o.rounds };
     const single = (t: string) => singleRead(t, fixtures.meetingIds);
