@@ -243,6 +243,19 @@ describe('change capture: every tenant table a route shows', () => {
     expect(await entriesOf(`UPDATE recordings SET updated_at = updated_at + interval '1 second' WHERE id = $1`, [meeting.id])).toEqual([]);
   });
 
+  it('names every part changed in one transaction, whatever the order (the record updated first, then a part)', async () => {
+    const entries = await db.transaction(async (m) => {
+      await m.query(`UPDATE recordings SET title = 'Primeiro' WHERE id = $1`, [meeting.id]);
+      await m.query(`UPDATE transcripts SET utterances = '[{"x": 2}]' WHERE recording_id = $1`, [meeting.id]);
+      await m.query(`UPDATE recording_evaluations SET justification = 'Depois' WHERE recording_id = $1`, [meeting.id]);
+      const [{ xid }] = await m.query('SELECT pg_current_xact_id()::text AS xid');
+      return xid as string;
+    });
+    expect(await db.query(`SELECT action, changed FROM change_log WHERE xid = $1::xid8`, [entries])).toEqual([
+      { action: 'updated', changed: ['details', 'transcript', 'evaluation'] },
+    ]);
+  });
+
   it('merges the writes of one transaction to one object into one entry: created stays created, deleted wins', async () => {
     const inOneTransaction = (work: (m: DataSource['manager']) => Promise<Ref>) =>
       db.transaction(async (m) => {
