@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
-import { Scope } from '../../src/contract/scopes';
+import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, UserRef } from '../../src/seeding/recordings.factory';
 import { createClient, tokenFor } from '../support/credentials';
@@ -12,15 +12,7 @@ import { ChangeEntry, FeedReader, idsOf } from '../support/feed';
 import { expectError } from '../support/http';
 import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
 
-const ALL: Scope[] = [
-  'meetings.read',
-  'calls.read',
-  'transcriptions.read',
-  'emails.read',
-  'emails.content.read',
-  'chat.read',
-  'chat.content.read',
-];
+const ALL: Scope[] = [...ALL_SCOPES];
 
 interface Tenant {
   company: Company;
@@ -69,6 +61,17 @@ describe('GET /v1/changes', () => {
     }, 10_000);
     return got;
   }
+
+  /** A transcript completing as a capture system writes it: its rows and the record's status, in one transaction. */
+  const completeTranscript = (t: Tenant, recording: { id: string }, variant: 'original' | 'enhanced') =>
+    db.transaction(async (m) => {
+      await m.query(`INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, $3, '[]')`, [
+        t.company.id,
+        recording.id,
+        variant,
+      ]);
+      await m.query(`UPDATE recordings SET transcript_status = 'completed' WHERE id = $1`, [recording.id]);
+    });
 
   const ownerClient = async () => {
     const client = new Client({ connectionString: process.env.TEST_MIGRATION_DATABASE_URL });
@@ -128,13 +131,7 @@ describe('GET /v1/changes', () => {
     expect(got).toEqual([expect.objectContaining({ action: 'updated', changed: ['details', 'answers'] })]);
 
     // A transcript completing: its rows and the record's status, in one transaction: one entry.
-    await db.transaction(async (m) => {
-      await m.query(`INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, 'original', '[]')`, [
-        t.company.id,
-        meeting.id,
-      ]);
-      await m.query(`UPDATE recordings SET transcript_status = 'completed' WHERE id = $1`, [meeting.id]);
-    });
+    await completeTranscript(t, meeting, 'original');
     got = await until(reader, (e) => e.object_id === meeting.publicId);
     expect(got).toEqual([expect.objectContaining({ action: 'updated', changed: ['details', 'transcript'] })]);
 
@@ -193,13 +190,7 @@ describe('GET /v1/changes', () => {
         expect.objectContaining({ object: 'email_message', parent_id: late.conversation.publicId, action: 'created' }),
       ]),
     );
-    await db.transaction(async (m) => {
-      await m.query(`INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, 'enhanced', '[]')`, [
-        t.company.id,
-        old.id,
-      ]);
-      await m.query(`UPDATE recordings SET transcript_status = 'completed' WHERE id = $1`, [old.id]);
-    });
+    await completeTranscript(t, old, 'enhanced');
     got = await until(reader, (e) => e.object_id === old.publicId);
     expect(got).toEqual([expect.objectContaining({ object: 'meeting', action: 'updated', changed: ['details', 'transcript'] })]);
   });
