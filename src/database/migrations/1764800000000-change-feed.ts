@@ -175,24 +175,11 @@ interface Capture {
   updatedRows?: string;
 }
 
-/**
- * Not created by this very transaction: a record or conversation created here already has its
- * `created` entry, which says "read it all", so its parts need no entry of their own (a bulk seed
- * would otherwise build, merge and discard one per part table and row). A row whose version this
- * transaction did not write (`xmin`, 32 bits; `pg_current_xact_id()` has its epoch above) was
- * not created here; one it did write was created here when its `created` entry says so.
- */
-const NOT_CREATED_HERE = (alias: string, object: string) =>
-  `(${alias}.xmin::text <> (pg_current_xact_id()::text::bigint % 4294967296)::text
-    OR NOT EXISTS (SELECT 1 FROM change_log e WHERE e.company_id = ${alias}.company_id AND e.xid = pg_current_xact_id()
-                   AND e.object = ${object} AND e.object_id = ${alias}.public_id AND e.action = 'created'))`;
-
 /** A part of a meeting or call: the record, `updated` with `parts`. */
 const part = (table: string, parts: string[]): Capture => ({
   table,
   rows: (rows) => `SELECT ROW(r.company_id, r.kind, r.public_id, NULL, 'updated', ${partsArray(parts)})::change_row
-    FROM (SELECT DISTINCT company_id, recording_id FROM ${rows}) t JOIN recordings r ON r.id = t.recording_id AND r.company_id = t.company_id
-    WHERE ${NOT_CREATED_HERE('r', 'r.kind')}`,
+    FROM (SELECT DISTINCT company_id, recording_id FROM ${rows}) t JOIN recordings r ON r.id = t.recording_id AND r.company_id = t.company_id`,
 });
 
 /** A part of a conversation of `channel`: the conversation, `updated` with `parts`. */
@@ -200,8 +187,7 @@ const conversationPart = (table: string, channel: 'email' | 'chat', parts: strin
   table,
   rows: (rows) => `SELECT ROW(c.company_id, '${channel}', c.public_id, NULL, 'updated', ${partsArray(parts)})::change_row
     FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}) t
-    JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
-    WHERE ${NOT_CREATED_HERE('c', `'${channel}'`)}`,
+    JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id`,
 });
 
 /** A conversation, or a message of one (with its conversation's `messages` when one arrives or is removed). */
@@ -217,7 +203,7 @@ const message = (channel: 'email' | 'chat'): Capture => ({
     SELECT ROW(c.company_id, '${channel}', c.public_id, NULL, 'updated', ARRAY['messages'])::change_row
       FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}) t
       JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
-      WHERE '${op}' <> 'updated' AND ${NOT_CREATED_HERE('c', `'${channel}'`)}`,
+      WHERE '${op}' <> 'updated'`,
 });
 
 /** Records, emails and chats that show the users in `users` (a query of `id`, `company_id`). */
