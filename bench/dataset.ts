@@ -82,6 +82,30 @@ export const CHANGES_DEEP_OFFSET = 1_000_000;
 
 const SAMPLE = 10_000;
 
+/** A feed cursor, every type followed, after the entry `wanted` into the tenant's feed (or as deep as it goes, less two pages), and the entry the next page starts with. */
+export async function feedCursorAt(
+  db: BenchDatabase,
+  tenant: Tenant,
+  cursorSecret: string,
+  wanted: number,
+): Promise<{ cursor: string; offset: number; firstId: string }> {
+  const company = tenant.internalId;
+  const [{ entries }] = (
+    await db.owner.query<{ entries: number }>('SELECT count(*)::int AS entries FROM change_log WHERE company_id = $1', [company])
+  ).rows;
+  const offset = Math.max(1, Math.min(wanted, entries - 200));
+  const feed = await db.owner.query<{ xid: string; seq: string; public_id: string }>(
+    `SELECT xid::text AS xid, seq::text AS seq, public_id FROM change_log WHERE company_id = $1 ORDER BY xid, seq OFFSET $2 LIMIT 2`,
+    [company, offset - 1],
+  );
+  if (feed.rows.length < 2) throw new Error(`the change feed of ${tenant.companyId} has ${entries} entries: too few for a deep page`);
+  const cursor = new CursorCodec(cursorSecret).seal({ route: CHANGES_ROUTE, company, filters: { types: CHANGE_OBJECTS.join(',') } }, [
+    feed.rows[0].xid,
+    feed.rows[0].seq,
+  ]);
+  return { cursor, offset, firstId: feed.rows[1].public_id };
+}
+
 export async function sampleMeetingIds(db: BenchDatabase, tenant: Tenant): Promise<string[]> {
   const { rows } = await db.owner.query<{ public_id: string }>(
     `SELECT public_id FROM recordings TABLESAMPLE SYSTEM (10) WHERE company_id = $1 AND kind = 'meeting' LIMIT $2`,
@@ -121,24 +145,11 @@ export async function prepareFixtures(db: BenchDatabase, tenant: Tenant, cursorS
     deep.rows[0].micros,
     deep.rows[0].id,
   ]);
-  // The feed's deep page: after the entry CHANGES_DEEP_OFFSET into the tenant's feed, every type followed.
-  const [{ entries }] = (
-    await db.owner.query<{ entries: number }>('SELECT count(*)::int AS entries FROM change_log WHERE company_id = $1', [company])
-  ).rows;
-  const changesDeepOffset = Math.max(1, Math.min(CHANGES_DEEP_OFFSET, entries - 200));
-  const feed = await db.owner.query<{ xid: string; seq: string; public_id: string }>(
-    `SELECT xid::text AS xid, seq::text AS seq, public_id FROM change_log WHERE company_id = $1 ORDER BY xid, seq OFFSET $2 LIMIT 2`,
-    [company, changesDeepOffset - 1],
-  );
-  if (feed.rows.length < 2) throw new Error(`the bench company's change feed has ${entries} entries: too few for a deep page`);
-  const changesDeepCursor = codec.seal({ route: CHANGES_ROUTE, company, filters: { types: CHANGE_OBJECTS.join(',') } }, [
-    feed.rows[0].xid,
-    feed.rows[0].seq,
-  ]);
+  const feed = await feedCursorAt(db, tenant, cursorSecret, CHANGES_DEEP_OFFSET);
   return {
-    changesDeepCursor,
-    changesDeepOffset,
-    changesDeepFirstId: feed.rows[1].public_id,
+    changesDeepCursor: feed.cursor,
+    changesDeepOffset: feed.offset,
+    changesDeepFirstId: feed.firstId,
     meetingIds: await sampleMeetingIds(db, tenant),
     chatIds: chats.rows.map((r) => r.public_id),
     ownerEmail: owner.rows[0].email,

@@ -167,6 +167,22 @@ describe('bench targets: the change feed', () => {
   it('adds no feed target to a run that did not measure the feed', () => {
     expect(feedVerdicts(report())).toEqual([]);
   });
+
+  it('judges the scaling company’s feed, a million entries in, on its own, named by its depth', () => {
+    const r = report((x) => {
+      if (!('small' in x.scaling)) return;
+      x.scaling.large.push(
+        { ...m('changes_first_page', 200, 50), title: 'GET /v1/changes?limit=100 (from the beginning)' },
+        { ...m('changes_deep_page', 200, 61), title: 'GET /v1/changes?limit=100 at a cursor 999,800 entries deep' },
+      );
+    });
+    const feed = evaluateTargets(r).filter((t) => t.target.startsWith('change feed'));
+    expect(feed.map((t) => [t.target, t.met])).toEqual([
+      ['change feed from the beginning (1,000,000 meetings): ≥ 20,000 entries/s (pages of 100)', true],
+      ['change feed 999,800 entries in (1,000,000 meetings): ≥ 20,000 entries/s (pages of 100)', true],
+      ['change feed flat (1,000,000 meetings): p50 999,800 entries in ≤ 1.2× first page p50', false],
+    ]);
+  });
 });
 
 describe('bench targets: what the change feed costs and how soon it shows a commit', () => {

@@ -6,12 +6,12 @@ import { RedisRateLimitStore } from '../src/rate-limit/redis-rate-limit-store';
 import { freePort } from '../src/database/embedded-postgres';
 import { hasRedisServer, RedisServer, startRedisServer } from '../test/support/redis';
 import { BenchDatabase } from './database';
-import { createTenant, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } from './dataset';
+import { createTenant, feedCursorAt, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } from './dataset';
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
 import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
 import { FeedReport, feedLatency, storageAfterCompaction, triggerOverhead } from './feed';
-import { filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
+import { changesPages, filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
@@ -115,8 +115,11 @@ async function scalingPass(
   const token = await issueToken(baseUrl, tenant);
   const pass = async () => {
     const ids = await sampleMeetingIds(db, tenant);
-    const scenarios = [firstPage(token), singleRead(token, ids)];
-    await preflight(baseUrl, scenarios, {}, 0);
+    // The feed read as deep as this company's goes: about a million entries in at `scaleTo`.
+    const feed = await feedCursorAt(db, tenant, env.CURSOR_SECRET!, o.scaleTo);
+    const deep = { changesDeepOffset: feed.offset, changesDeepCursor: feed.cursor, changesDeepFirstId: feed.firstId };
+    const scenarios = [firstPage(token), singleRead(token, ids), ...changesPages(token, deep)];
+    await preflight(baseUrl, scenarios, deep, 0);
     const measured: Measurement[] = [];
     for (const scenario of scenarios) measured.push(await run(settings, scenario));
     return measured;

@@ -41,7 +41,24 @@ export function firstPage(token: string): Scenario {
   return { name: 'meetings_first_page', title: 'GET /v1/meetings?limit=100', path: '/v1/meetings?limit=100', headers: bearer(token) };
 }
 
-/** Every scenario of the main pass, the floor first. */
+/** The change feed's first page and a page `changesDeepOffset` entries in (the scaling pass reuses them). */
+export function changesPages(token: string, f: Pick<Fixtures, 'changesDeepOffset' | 'changesDeepCursor'>): Scenario[] {
+  return [
+    {
+      name: 'changes_first_page',
+      title: 'GET /v1/changes?limit=100 (from the beginning)',
+      path: '/v1/changes?limit=100',
+      headers: bearer(token),
+    },
+    {
+      name: 'changes_deep_page',
+      title: `GET /v1/changes?limit=100 at a cursor ${f.changesDeepOffset.toLocaleString('en')} entries deep`,
+      path: `/v1/changes?limit=100&cursor=${f.changesDeepCursor}`,
+      headers: bearer(token),
+    },
+  ];
+}
+
 /** A page of one owner's external meetings after an instant: three filters, the owner walk. */
 export function filteredPage(token: string, f: Pick<Fixtures, 'ownerEmail' | 'meetingAfter'>): Scenario {
   const filtered = new URLSearchParams({ limit: '100', owner_email: f.ownerEmail, audience: 'external', meeting_after: f.meetingAfter });
@@ -53,6 +70,7 @@ export function filteredPage(token: string, f: Pick<Fixtures, 'ownerEmail' | 'me
   };
 }
 
+/** Every scenario of the main pass, the floor first. */
 export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scenario[] {
   return [
     { name: FLOOR, title: 'GET /health/live (framework floor)', path: '/health/live' },
@@ -79,18 +97,7 @@ export function mainScenarios(tenant: Tenant, token: string, f: Fixtures): Scena
       headers: bearer(token),
     },
     { name: 'emails_page', title: 'GET /v1/emails?limit=100', path: '/v1/emails?limit=100', headers: bearer(token) },
-    {
-      name: 'changes_first_page',
-      title: 'GET /v1/changes?limit=100 (from the beginning)',
-      path: '/v1/changes?limit=100',
-      headers: bearer(token),
-    },
-    {
-      name: 'changes_deep_page',
-      title: `GET /v1/changes?limit=100 at a cursor ${f.changesDeepOffset.toLocaleString('en')} entries deep`,
-      path: `/v1/changes?limit=100&cursor=${f.changesDeepCursor}`,
-      headers: bearer(token),
-    },
+    ...changesPages(token, f),
     {
       name: 'token',
       title: 'POST /oauth/token',
