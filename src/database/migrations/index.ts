@@ -10,6 +10,7 @@ import { AuditPartitions1764600000000 } from './1764600000000-audit-partitions';
 import { DefinerSearchPath1764700000000 } from './1764700000000-definer-search-path';
 import { ChangeFeed1764800000000 } from './1764800000000-change-feed';
 import { ConversationActivityLock1764900000000 } from './1764900000000-conversation-activity-lock';
+import { ChangeCaptureSkipsCreated1764950000000 } from './1764950000000-change-capture-skips-created';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   DefinerSearchPath1764700000000,
   ChangeFeed1764800000000,
   ConversationActivityLock1764900000000,
+  ChangeCaptureSkipsCreated1764950000000,
 ];
