@@ -2,26 +2,13 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Company } from '../../src/companies/company.entity';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
-import { ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
-import { RecordingsFactory, UserRef } from '../../src/seeding/recordings.factory';
-import { createClient, tokenFor } from '../support/credentials';
-import { createCompany } from '../support/factories';
+import { createTenant, Tenant } from '../support/tenant';
 import { ChangeEntry, FeedReader, idsOf } from '../support/feed';
 import { expectError } from '../support/http';
 import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
 
 const ALL: Scope[] = [...ALL_SCOPES];
-
-interface Tenant {
-  company: Company;
-  people: RecordingsFactory;
-  conversations: ConversationsFactory;
-  seller: UserRef;
-  mailbox: MailboxRef;
-  token: string;
-}
 
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
 
@@ -30,15 +17,7 @@ describe('GET /v1/changes', () => {
   let app: NestExpressApplication;
   const http = () => request(app.getHttpServer());
 
-  async function tenant(scopes: Scope[] = ALL): Promise<Tenant> {
-    const company = await createCompany(db);
-    const people = new RecordingsFactory(db, company.id);
-    const conversations = new ConversationsFactory(db, company.id);
-    const seller = await people.user({ name: 'Ana Vendedora', email: `ana.${company.publicId.slice(4, 12)}@empresa.com.br` });
-    const mailbox = await conversations.mailbox(seller);
-    const token = await tokenFor(http(), await createClient(db, company, { scopes }));
-    return { company, people, conversations, seller, mailbox, token };
-  }
+  const tenant = (scopes: Scope[] = ALL): Promise<Tenant> => createTenant(db, http(), scopes);
 
   /** A reader of `t`'s feed that starts at the head: it sees only what happens from now on. */
   async function readerFromNow(t: Tenant, query = ''): Promise<FeedReader> {

@@ -3,27 +3,16 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Client } from 'pg';
 import { Scope } from '../../src/contract/scopes';
-import { Company } from '../../src/companies/company.entity';
 import { ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
-import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
+import { Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createClient, tokenFor } from '../support/credentials';
-import { createCompany } from '../support/factories';
+import { createTenant, Tenant } from '../support/tenant';
 import { OpenApiResponses } from '../support/openapi-responses';
 import { expectError, traverse } from '../support/http';
 import { rateLimitOf } from '../support/rate-limit-headers';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 const ALL: Scope[] = ['emails.read', 'emails.content.read', 'chat.read', 'chat.content.read', 'meetings.read'];
-
-/** A company with a seller, the seller's mailbox, a client holding every conversation scope, and factories. */
-interface Tenant {
-  company: Company;
-  people: RecordingsFactory;
-  conversations: ConversationsFactory;
-  seller: UserRef;
-  mailbox: MailboxRef;
-  token: string;
-}
 
 const minutes = (from: Date, n: number) => new Date(from.getTime() + n * 60_000);
 const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
@@ -85,15 +74,7 @@ describe('email and chat conversations', () => {
   let a: Tenant;
   let b: Tenant;
 
-  async function tenant(scopes: Scope[] = ALL): Promise<Tenant> {
-    const company = await createCompany(db);
-    const people = new RecordingsFactory(db, company.id);
-    const conversations = new ConversationsFactory(db, company.id);
-    const seller = await people.user({ name: 'Ana Vendedora', email: `ana.${company.publicId.slice(4, 12)}@empresa.com.br` });
-    const mailbox = await conversations.mailbox(seller);
-    const token = await tokenFor(http, await createClient(db, company, { scopes }));
-    return { company, people, conversations, seller, mailbox, token };
-  }
+  const tenant = (scopes: Scope[] = ALL): Promise<Tenant> => createTenant(db, http, scopes);
 
   const get = (t: Tenant | string, url: string) => http.get(url).set('Authorization', `Bearer ${typeof t === 'string' ? t : t.token}`);
   const ids = (res: request.Response) => res.body.data.map((r: { id: string }) => r.id);
