@@ -36,6 +36,7 @@ import { RateLimitPolicyGuard } from './rate-limit/rate-limit-policy.guard';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RecordingsModule } from './recordings/recordings.module';
 import { Runtime } from './runtime';
+import { inProcessWorker } from './webhooks/webhooks.module';
 
 /*
  * The request pipeline, in the order a request meets it:
@@ -107,6 +108,8 @@ export class AppModule {
         RateLimitModule.forRoot({ tokenClientOf: (req) => claimedClientId(req.body, req.headers.authorization) }),
         CursorsModule,
         ...routeModules,
+        // The webhook worker in this process, unless it runs on its own (`npm run worker`).
+        ...inProcessWorker(runtime),
         ...extra,
       ],
       providers: [RouteTable, ...requestPipeline],

@@ -46,7 +46,10 @@ async function loadSecrets(config: AppConfig): Promise<RuntimeSecrets> {
       generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     ));
   const jwtPublicKeys = (config.jwt.publicKeys ?? '').match(PEM_BLOCK) ?? [];
-  return new RuntimeSecrets(cursorSecret, jwtPrivateKey, jwtPublicKeys);
+  const webhookSecretKey =
+    config.webhooks.secretKey ??
+    (config.production ? undefined : await developmentSecret(config, 'webhook-secret-key', () => randomBytes(32).toString('base64url')));
+  return new RuntimeSecrets(cursorSecret, jwtPrivateKey, jwtPublicKeys, webhookSecretKey);
 }
 
 async function developmentSecret(config: AppConfig, file: string, generate: () => string): Promise<string> {

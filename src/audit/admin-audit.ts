@@ -12,13 +12,15 @@ import { DatabaseUrls } from '../config/database-urls';
 export class AdminAudit {
   constructor(private readonly urls: DatabaseUrls) {}
 
-  async record(action: { command: string; company: string; client: string }): Promise<void> {
+  /** `client` is the credential acted on, if any; `resources` the other ids (a webhook endpoint). */
+  async record(action: { command: string; company: string; client?: string; resources?: string[] }): Promise<void> {
     const db = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
     await db.connect();
     try {
       await db.query(
-        `INSERT INTO audit_events (occurred_at, request_id, company, client, method, route, status) VALUES (now(), $1, $2, $3, 'CLI', $4, 200)`,
-        [newRequestId(), action.company, action.client, action.command],
+        `INSERT INTO audit_events (occurred_at, request_id, company, client, method, route, status, resource_ids)
+         VALUES (now(), $1, $2, $3, 'CLI', $4, 200, $5)`,
+        [newRequestId(), action.company, action.client ?? null, action.command, JSON.stringify(action.resources ?? [])],
       );
     } finally {
       await db.end();

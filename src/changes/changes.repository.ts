@@ -6,6 +6,13 @@ import { ChangeAction, ChangedPart, ChangeObject } from './change.vocabulary';
 /** A position in the feed: the writing transaction's id and the entry's sequence number (decimal text). */
 export type FeedPosition = [xid: string, seq: string];
 
+/** Negative, zero or positive as `a` lies before, at or after `b` in the feed. */
+export function comparePositions(a: FeedPosition, b: FeedPosition): number {
+  const [ax, as, bx, bs] = [BigInt(a[0]), BigInt(a[1]), BigInt(b[0]), BigInt(b[1])];
+  if (ax !== bx) return ax < bx ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
+}
+
 export interface ChangeRow {
   public_id: string;
   object: ChangeObject;

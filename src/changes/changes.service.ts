@@ -7,7 +7,7 @@ import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { ChangeDto } from './change.dto';
 import { readableObjects, SCOPES_OF_OBJECT } from './change.vocabulary';
-import { ChangeRow, ChangesRepository, FeedPosition } from './changes.repository';
+import { ChangeRow, ChangesRepository, comparePositions, FeedPosition } from './changes.repository';
 import { ListChangesQuery } from './list-changes.query';
 
 /** Route template of the feed: its cursors' route binding. */
@@ -66,8 +66,7 @@ const positionOf = (row: ChangeRow): FeedPosition => [row.xid, row.seq];
 
 /** The later of two positions. */
 function later(a: FeedPosition, b: FeedPosition): FeedPosition {
-  const [ax, as, bx, bs] = [BigInt(a[0]), BigInt(a[1]), BigInt(b[0]), BigInt(b[1])];
-  return ax > bx || (ax === bx && as >= bs) ? a : b;
+  return comparePositions(a, b) >= 0 ? a : b;
 }
 
 export function presentChange(row: ChangeRow): ChangeDto {

@@ -17,6 +17,8 @@ import { SeedActivityCommand, SeedDemoCommand, SeedVolumeCommand } from './seed.
 import { VolumeSeeder } from '../seeding/volume-seeder';
 import { ChangeCompaction } from '../changes/change-compaction';
 import { ChangesCompactCommand } from './changes.commands';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { WEBHOOK_COMMANDS } from './webhooks.commands';
 
 const commands = [
   CompanyCreateCommand,
@@ -29,6 +31,7 @@ const commands = [
   SeedVolumeCommand,
   SeedActivityCommand,
   ChangesCompactCommand,
+  ...WEBHOOK_COMMANDS,
 ];
 
 /** The admin CLI: the domain services over the schema owner's connection. */
@@ -43,6 +46,7 @@ export class CliModule {
         DatabaseModule.forOwner(),
         CompaniesModule,
         ClientsModule,
+        WebhooksModule,
       ],
       providers: [
         ...commands,

@@ -124,6 +124,14 @@ describe('loadConfig', () => {
     [{ AUDIT_TIMEOUT_MS: '-1' }, 'AUDIT_TIMEOUT_MS must be an integer number of milliseconds'],
     [{ MIGRATION_DATABASE_URL: 'postgres://o@db/app' }, 'MIGRATION_DATABASE_URL requires DATABASE_URL'],
     [{ DEMO_ACTIVITY: 'yes' }, 'DEMO_ACTIVITY must be 0 or 1'],
+    [{ WEBHOOK_SECRET_KEY: 'short' }, 'WEBHOOK_SECRET_KEY must be at least 32 characters'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '1,,2' }, 'WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated whole numbers of seconds'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '0' }, 'WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated whole numbers of seconds'],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'true' }, 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1'],
+    [{ WEBHOOK_WORKER: 'on' }, 'WEBHOOK_WORKER must be 0 or 1'],
+    [{ WEBHOOK_TIMEOUT_MS: '20000' }, 'WEBHOOK_TIMEOUT_MS must be an integer number of milliseconds from 200 to 10000'],
+    [{ WEBHOOK_BATCH_SIZE: '101' }, 'WEBHOOK_BATCH_SIZE must be an integer from 1 to 100'],
+    [{ WEBHOOK_EXPIRE_SECONDS: '20' }, 'WEBHOOK_EXPIRE_SECONDS must be at least 21 (twice WEBHOOK_TIMEOUT_MS and a second)'],
   ])('rejects %j with one line naming the variable', (env, expected) => {
     const message = errorOf(env);
     expect(message).toContain(expected);
@@ -143,6 +151,32 @@ describe('loadConfig', () => {
     };
     delete env[missing];
     expect(errorOf(env)).toBe(`Invalid configuration: ${missing} is required when NODE_ENV=production`);
+  });
+
+  it('sets webhooks up for a development machine by default, and for separate workers in production', () => {
+    const dev = loadConfig({}).webhooks;
+    expect(dev).toMatchObject({
+      inProcess: true,
+      allowPrivate: false,
+      timeoutMs: 10_000,
+      expireSeconds: 120,
+      batchSize: 100,
+      retentionDays: 30,
+    });
+    expect(dev.secretOverlapSeconds).toBe(86_400);
+    expect(dev.retrySchedule.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual((72 * 3600) / 0.8);
+    const prod = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://api@db/app',
+      JWT_PRIVATE_KEY: privatePem,
+      CURSOR_SECRET: 'c'.repeat(40),
+    });
+    expect(prod.webhooks.inProcess).toBe(false);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,2,4,8', WEBHOOK_WORKER: '0', WEBHOOK_SECRET_OVERLAP: '5m' }).webhooks).toMatchObject({
+      retrySchedule: [1, 2, 4, 8],
+      inProcess: false,
+      secretOverlapSeconds: 300,
+    });
   });
 
   it('accepts a complete production configuration', () => {

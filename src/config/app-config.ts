@@ -25,6 +25,25 @@ const QUOTA_VARIABLES: Record<RateLimitPolicyName, keyof EnvironmentVariables> =
   token: 'RATE_LIMIT_TOKEN',
 };
 
+export interface WebhookSettings {
+  secretKey?: string;
+  /** Seconds before each retry (jitter applied when scheduled). */
+  retrySchedule: number[];
+  allowPrivate: boolean;
+  /** The worker runs in the API process. */
+  inProcess: boolean;
+  secretOverlapSeconds: number;
+  timeoutMs: number;
+  expireSeconds: number;
+  pollMs: number;
+  batchSize: number;
+  concurrency: number;
+  retentionDays: number;
+}
+
+/** The default retry schedule: 12 retries over about 100 hours (80 at the least with jitter), the contract's "at least 72 h". */
+export const DEFAULT_RETRY_SCHEDULE = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400, 86400, 86400];
+
 /** Raised for configuration that cannot start the service; its message is the one line printed. */
 export class ConfigError extends Error {
   /** The CLI's error code for it (`{"error": {"code", "message"}}`). */
@@ -83,6 +102,7 @@ export class AppConfig {
   readonly http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Demo mode (the embedded database) writes like a capture system into the demo company while it serves. */
   readonly demoActivity: boolean;
+  readonly webhooks: WebhookSettings;
 
   constructor(init: Omit<AppConfig, never>) {
     Object.assign(this, init);
@@ -164,7 +184,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
     },
     demoActivity: vars.DEMO_ACTIVITY === '1',
+    webhooks: webhookSettings(vars, production),
   });
+}
+
+function webhookSettings(vars: EnvironmentVariables, production: boolean): WebhookSettings {
+  const timeoutMs = vars.WEBHOOK_TIMEOUT_MS ?? 10_000;
+  const expireSeconds = vars.WEBHOOK_EXPIRE_SECONDS ?? 120;
+  // A job is taken over after expireSeconds: it must outlast at least one attempt and its bookkeeping.
+  if (expireSeconds * 1000 < 2 * timeoutMs + 1000) {
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOK_EXPIRE_SECONDS must be at least ${Math.ceil((2 * timeoutMs + 1000) / 1000)} (twice WEBHOOK_TIMEOUT_MS and a second)`,
+    );
+  }
+  return {
+    secretKey: vars.WEBHOOK_SECRET_KEY,
+    retrySchedule: vars.WEBHOOK_RETRY_SCHEDULE ? vars.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : DEFAULT_RETRY_SCHEDULE,
+    allowPrivate: vars.WEBHOOK_ALLOW_PRIVATE === '1',
+    inProcess: (vars.WEBHOOK_WORKER ?? (production ? '0' : '1')) === '1',
+    secretOverlapSeconds: durationSeconds(vars.WEBHOOK_SECRET_OVERLAP ?? '24h'),
+    timeoutMs,
+    expireSeconds,
+    pollMs: vars.WEBHOOK_POLL_MS ?? 100,
+    batchSize: vars.WEBHOOK_BATCH_SIZE ?? 100,
+    concurrency: vars.WEBHOOK_CONCURRENCY ?? 16,
+    retentionDays: vars.WEBHOOK_RETENTION_DAYS ?? 30,
+  };
 }
 
 /** `<n>` seconds, or `<n>s|m|h|d` (validated by the environment's DURATION pattern). */

@@ -4,5 +4,7 @@ export class RuntimeSecrets {
     readonly cursorSecret: string,
     readonly jwtPrivateKey: string,
     readonly jwtPublicKeys: string[],
+    /** Encrypts webhook signing secrets at rest; absent in production unless WEBHOOK_SECRET_KEY is set. */
+    readonly webhookSecretKey?: string,
   ) {}
 }

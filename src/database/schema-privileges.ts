@@ -7,8 +7,12 @@ export const APPEND_ONLY_TABLES = ['audit_events'];
 /** The monthly partitions of the audit trail (audit-schema.ts). */
 export const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
 
-/** Tables the API role may not touch at all; it reaches one client at a time through API_FUNCTIONS. */
-export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
+/**
+ * Tables the API role may not touch at all: the credentials (it reaches one client at a time
+ * through API_FUNCTIONS) and the webhooks' (endpoints hold signing secrets; the worker and the
+ * CLI use them as the schema owner).
+ */
+export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets', 'webhook_endpoints', 'webhook_deliveries'];
 
 /**
  * SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them): the

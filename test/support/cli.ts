@@ -1,20 +1,25 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { assertTestDatabase } from './test-app';
+import { assertTestDatabase, TEST_WEBHOOK_SECRET_KEY } from './test-app';
 
 const run = promisify(execFile);
 
-/** How the tests start the real admin CLI: node running its source, on the test databases, `env` added. */
-function cliProcess(env: NodeJS.ProcessEnv, args: string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+/** How the tests start the real admin CLI (or another entry point): node running its source, on the test databases, `env` added. */
+function cliProcess(
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  entry = 'src/cli/main.ts',
+): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   return {
     command: process.execPath,
-    args: ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+    args: ['-r', 'ts-node/register/transpile-only', entry, ...args],
     env: {
       PATH: process.env.PATH,
       LOG_LEVEL: 'silent',
       DATABASE_URL: assertTestDatabase(process.env.TEST_DATABASE_URL),
       MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
       CURSOR_SECRET: 'cli-test-cursor-secret-0123456789abcdef',
+      WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
       DATA_DIR: `${process.env.TEST_ROOT}/cli-data`,
       ...env,
     },
@@ -37,4 +42,10 @@ export async function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise
 export function spawnCli(env: NodeJS.ProcessEnv, ...args: string[]): ChildProcess {
   const cli = cliProcess(env, args);
   return spawn(cli.command, cli.args, { env: cli.env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Starts the webhook worker (`npm run worker`) in its own process, as a deployment would, with the CLI's environment and `env`. */
+export function spawnWorker(env: NodeJS.ProcessEnv): ChildProcess {
+  const worker = cliProcess(env, [], 'src/worker.main.ts');
+  return spawn(worker.command, worker.args, { env: worker.env, stdio: ['ignore', 'pipe', 'pipe'] });
 }

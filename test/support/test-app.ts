@@ -24,6 +24,12 @@ export function assertTestDatabase(url: string | undefined): string {
   return url;
 }
 
+/** The cursor secret of every test app (a CLI that must open an app's cursors is given it too). */
+export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
+
+/** The key every test app and test CLI seals webhook secrets with, so one opens what the other sealed. */
+export const TEST_WEBHOOK_SECRET_KEY = 'test-webhook-secret-key-0123456789abcdef';
+
 /**
  * Quotas no functional test reaches (the defaults would make a suite that traverses many
  * pages fail on rate limits); the rate-limit specs set their own.
@@ -46,8 +52,11 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     DATABASE_URL: assertTestDatabase(process.env[`${prefix}DATABASE_URL`]),
     MIGRATION_DATABASE_URL: assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
-    CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef0123456789',
+    CURSOR_SECRET: TEST_CURSOR_SECRET,
     JWT_PRIVATE_KEY: testSigningKey(),
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+    // A test app sends webhooks only when its test asks for the worker.
+    WEBHOOK_WORKER: '0',
     ...UNREACHED_RATE_LIMITS,
     ...options.env,
   });

@@ -9,7 +9,10 @@ export const ADMIN_ERROR_CODES = {
   COMPANY_NOT_FOUND: 'No company has that id.',
   CLIENT_NOT_FOUND: 'No client has that id.',
   CLIENT_REVOKED: 'The client is revoked: revocation is final, create a new client.',
-  ROTATION_IN_PROGRESS: 'Two secrets are valid already; wait for the grace to end or expire the previous secret.',
+  ROTATION_IN_PROGRESS: 'Two secrets are valid already; wait for the grace (or the webhook overlap) to end, or expire the previous secret.',
+  WEBHOOK_ENDPOINT_NOT_FOUND: 'No webhook endpoint has that id.',
+  WEBHOOK_URL_REFUSED:
+    'The webhook URL can never be a destination: not https, or an address that is private, loopback, link-local or metadata (allowed with WEBHOOK_ALLOW_PRIVATE=1, for development).',
   EMBEDDED_DATABASE_UNAVAILABLE: 'The embedded PostgreSQL could not be started or reached (the message says what to do).',
   DATABASE_UNAVAILABLE: 'PostgreSQL could not be reached or refused the work for now; retry.',
   INTERNAL_ERROR: 'Anything else: a bug, with its message.',

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * Prefixes of public ids: the spec's prefix table, plus the ids the spec uses without
- * naming a prefix (the company, the API client, an overall evaluation, a skill).
+ * naming a prefix (the company, the API client, an overall evaluation, a skill) and the admin
+ * side's webhook endpoints and deliveries.
  */
 export const ID_PREFIX = {
   meeting: 'mtg_',
@@ -23,6 +24,8 @@ export const ID_PREFIX = {
   client: 'cli_',
   evaluation: 'eval_',
   skill: 'skl_',
+  webhookEndpoint: 'whe_',
+  webhookDelivery: 'whd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -11,6 +11,7 @@ import { DefinerSearchPath1764700000000 } from './1764700000000-definer-search-p
 import { ChangeFeed1764800000000 } from './1764800000000-change-feed';
 import { ConversationActivityLock1764900000000 } from './1764900000000-conversation-activity-lock';
 import { ChangeCaptureSkipsCreated1764950000000 } from './1764950000000-change-capture-skips-created';
+import { Webhooks1765000000000 } from './1765000000000-webhooks';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ChangeFeed1764800000000,
   ConversationActivityLock1764900000000,
   ChangeCaptureSkipsCreated1764950000000,
+  Webhooks1765000000000,
 ];

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
+import { ChangeRow, ChangesRepository, comparePositions, FeedPosition, FeedRead } from '../changes/changes.repository';
+import { CHANGES_ROUTE } from '../changes/changes.service';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { AppConfig } from '../config/app-config';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { WebhookEvent } from './webhook.vocabulary';
+import { EndpointRow, NewDelivery, WebhookStore } from './webhook-store';
+import { WebhookQueue } from './webhook-queue';
+
+/** Dispatcher passes between two sweeps of idle endpoints past the types they do not follow. */
+const SKIP_EVERY = 100;
+
+/** The types an endpoint follows: its own, or every type (the feed's default for a token that reads them all). */
+export const typesOf = (endpoint: Pick<EndpointRow, 'types'>): readonly ChangeObject[] => endpoint.types ?? CHANGE_OBJECTS;
+
+/**
+ * Builds each endpoint's next batch and queues it as one job. For each endpoint with work, in
+ * one transaction that holds the endpoint's row (SKIP LOCKED: another worker skips it): its due
+ * deliveries first (retries, replays, attempts put back), then, to fill the batch, the next page
+ * of its company's feed after its position, read through the API's tenant transaction (row-level
+ * security, the feed's own query and horizon), each entry a new delivery. The position moves past
+ * what was read (to the horizon when the page came short: nothing else of its types lies below
+ * it) in the same transaction as the job, so an entry is never passed over and never queued
+ * twice. One batch per endpoint is outstanding at a time, so a slow or dead receiver holds one
+ * worker slot at most, and what waits stays in the feed and the delivery rows.
+ */
+@Injectable()
+export class WebhookDispatcher {
+  private passes = 0;
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly queue: WebhookQueue,
+    private readonly tenant: TenantTransaction,
+    private readonly changes: ChangesRepository,
+    private readonly codec: CursorCodec,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A batch or a claim this old is taken as lost: three job expiries. */
+  get staleSeconds(): number {
+    return 3 * this.config.webhooks.expireSeconds;
+  }
+
+  /** One pass over every endpoint with something to send; returns the deliveries queued. */
+  async dispatch(): Promise<number> {
+    // Now and then, idle endpoints that follow some types only skip what they do not follow.
+    if (this.passes++ % SKIP_EVERY === 0) await this.store.skipUnfollowed();
+    let queued = 0;
+    for (const id of await this.store.endpointsWithWork(this.staleSeconds)) queued += await this.dispatchEndpoint(id);
+    return queued;
+  }
+
+  private dispatchEndpoint(id: string): Promise<number> {
+    const { batchSize } = this.config.webhooks;
+    return this.store.transaction(async (sql) => {
+      const endpoint = await this.store.claimForDispatch(sql, id, this.staleSeconds);
+      if (!endpoint) return 0;
+      const due = await this.store.dueDeliveries(sql, endpoint.id, batchSize, this.staleSeconds);
+      let position: FeedPosition = [endpoint.position_xid, endpoint.position_seq];
+      let fresh: string[] = [];
+      const room = batchSize - due.length;
+      if (room > 0) {
+        const { rows, horizon } = await this.read(endpoint, position, room);
+        if (rows.length) {
+          fresh = await this.store.insertDeliveries(sql, endpoint.id, this.deliveriesOf(endpoint, rows));
+          const last = rows[rows.length - 1];
+          position = [last.xid, last.seq];
+        }
+        if (rows.length < room && comparePositions([horizon, '0'], position) > 0) position = [horizon, '0'];
+      }
+      if (!due.length && !fresh.length) return 0;
+      await this.store.claim(sql, due);
+      await this.queue.insert(sql, { endpoint_id: endpoint.id, deliveries: [...due, ...fresh] });
+      await this.store.advance(sql, endpoint.id, position);
+      return due.length + fresh.length;
+    });
+  }
+
+  /** Up to `take` entries of the endpoint's feed after `after`, below the horizon, read as its tenant. */
+  async read(endpoint: EndpointRow, after: FeedPosition, take: number): Promise<FeedRead> {
+    return this.tenant.run(endpoint.company_id, () => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take));
+  }
+
+  /** The event of each entry as the endpoint receives it, with its cursor bound to the endpoint's types. */
+  deliveriesOf(endpoint: EndpointRow, rows: ChangeRow[]): NewDelivery[] {
+    const binding = { route: CHANGES_ROUTE, company: endpoint.company_id, filters: { types: typesOf(endpoint).join(',') } };
+    return rows.map((row) => {
+      const event: WebhookEvent = {
+        type: `${row.object}.${row.action}`,
+        timestamp: row.committed_at,
+        data: {
+          change_id: row.public_id,
+          object: row.object,
+          object_id: row.object_id,
+          parent_id: row.parent_id,
+          changed: row.changed,
+          cursor: this.codec.seal(binding, [row.xid, row.seq]),
+        },
+      };
+      return { change_id: row.public_id, event_type: event.type, committed_at: row.committed_at, payload: JSON.stringify(event) };
+    });
+  }
+}

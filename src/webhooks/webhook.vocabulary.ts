@@ -1,0 +1,32 @@
+import { ChangeAction, ChangedPart, ChangeObject } from '../changes/change.vocabulary';
+
+/** `failing` once a delivery used up its retries, until the next success. */
+export const ENDPOINT_STATES = ['active', 'failing'] as const;
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The job queue (pg-boss): one job per batch of one endpoint's deliveries, one batch per endpoint at a time. */
+export const QUEUE = 'webhook_batch';
+
+/** What a job carries: the endpoint and the deliveries to attempt. */
+export interface DeliveryJob {
+  endpoint_id: string;
+  deliveries: string[];
+}
+
+/** The event body: thin, pointing into the feed. */
+export interface WebhookEvent {
+  type: `${ChangeObject}.${ChangeAction}`;
+  timestamp: string;
+  data: {
+    change_id: string;
+    object: ChangeObject;
+    object_id: string;
+    parent_id: string | null;
+    changed: ChangedPart[];
+    /** Resumes the feed just after this change, bound to the endpoint's types. */
+    cursor: string;
+  };
+}

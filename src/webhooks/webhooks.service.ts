@@ -1,0 +1,201 @@
+import { lookup } from 'node:dns/promises';
+import { Injectable } from '@nestjs/common';
+import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
+import { comparePositions, FeedPosition } from '../changes/changes.repository';
+import { CHANGES_ROUTE } from '../changes/changes.service';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { AdminError } from '../common/errors/admin-error';
+import { mintId, parseId } from '../common/ids/public-id';
+import { Instant } from '../common/validation/instant';
+import { CompaniesService } from '../companies/companies.service';
+import { AppConfig } from '../config/app-config';
+import { RuntimeSecrets } from '../config/runtime-secrets';
+import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
+import { typesOf, WebhookDispatcher } from './webhook-dispatcher';
+import { generateSigningSecret, SecretBox } from './webhook-secrets';
+import { DeliveryRow, EndpointRow, WebhookStore } from './webhook-store';
+import { refusedAddress, refusedUrl } from './webhook-transport';
+
+/** An endpoint as `webhooks:list` prints it: never a secret. */
+export interface EndpointSummary {
+  endpoint_id: string;
+  company_id: string;
+  url: string;
+  types: ChangeObject[] | null;
+  state: EndpointState;
+  failing_since: string | null;
+}
+
+/** Entries replayed per transaction (one job each). */
+const REPLAY_PAGE = 100;
+
+/**
+ * The admin side of webhooks (the CLI's `webhooks:*` commands): endpoints, their secrets, their
+ * delivery records, and replays from a point of the feed.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly companies: CompaniesService,
+    private readonly codec: CursorCodec,
+    private readonly config: AppConfig,
+    private readonly secrets: RuntimeSecrets,
+  ) {}
+
+  /**
+   * Registers an endpoint; it receives the changes committed from now on (older ones through a
+   * replay). The URL is refused when it can never be a destination, and a name when it resolves
+   * to an address the worker would refuse (the worker checks again before every connection).
+   */
+  async add(input: {
+    company: string;
+    url: string;
+    types?: ChangeObject[];
+  }): Promise<Omit<EndpointSummary, 'failing_since'> & { secret: string }> {
+    const company = await this.companies.get(input.company);
+    await this.checkDestination(input.url);
+    const types = input.types ? CHANGE_OBJECTS.filter((t) => input.types!.includes(t)) : null;
+    const secret = generateSigningSecret();
+    const publicId = mintId('webhookEndpoint');
+    const row = await this.store.insertEndpoint({
+      publicId,
+      companyId: company.id,
+      url: input.url,
+      types,
+      sealedSecret: this.box().seal(secret, publicId),
+      position: await this.store.head(),
+    });
+    const { failing_since: _, ...added } = summary(row);
+    return { ...added, secret };
+  }
+
+  async list(company?: string): Promise<EndpointSummary[]> {
+    const companyId = company === undefined ? undefined : (await this.companies.get(company)).id;
+    return (await this.store.listEndpoints(companyId)).map(summary);
+  }
+
+  /** Deletes the endpoint and its delivery records; jobs still queued for it finish without sending. */
+  async remove(endpointId: string): Promise<{ endpoint_id: string; company_id: string; removed: true }> {
+    const endpoint = await this.get(endpointId);
+    await this.store.deleteEndpoint(endpoint.id);
+    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, removed: true };
+  }
+
+  /** A new signing secret; the current one signs too until WEBHOOK_SECRET_OVERLAP from now. */
+  async rotateSecret(
+    endpointId: string,
+  ): Promise<{ endpoint_id: string; company_id: string; secret: string; previous_secret_expires_at: string }> {
+    const endpoint = await this.get(endpointId);
+    const secret = generateSigningSecret();
+    const until = await this.store.rotateSecret(
+      endpoint.id,
+      this.box().seal(secret, endpoint.public_id),
+      this.config.webhooks.secretOverlapSeconds,
+    );
+    if (!until) {
+      const current = await this.get(endpointId);
+      throw new AdminError(
+        'ROTATION_IN_PROGRESS',
+        `Endpoint ${endpoint.public_id} already signs with two secrets; the previous one signs until ${current.previous_secret_until} (or end it: webhooks:expire-previous-secret).`,
+      );
+    }
+    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, secret, previous_secret_expires_at: until };
+  }
+
+  /** Ends the previous secret's overlap now (it leaked, or the receiver switched): events carry the current signature only. */
+  async expirePreviousSecret(endpointId: string): Promise<{ endpoint_id: string; company_id: string; expired: boolean }> {
+    const endpoint = await this.get(endpointId);
+    const expired = await this.store.expirePreviousSecret(endpoint.id);
+    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, expired };
+  }
+
+  async deliveries(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
+    const endpoint = await this.get(endpointId);
+    return this.store.deliveries(endpoint.id, limit, status);
+  }
+
+  /**
+   * Sends again every change after `from` (a cursor of this endpoint's feed: an event's `cursor`,
+   * or a feed cursor for the same types; or an RFC 3339 date-time: the changes committed after
+   * it) up to the endpoint's position now; later ones reach it anyway. Each is a new delivery,
+   * due at once, with the same `webhook-id`; the endpoint's batches take them (first, before new
+   * changes). Entries compacted away are represented by their object's newest entry, as in the
+   * feed. A change in the batch being sent now is sent twice: at least once.
+   */
+  async replay(endpointId: string, from: string): Promise<{ endpoint_id: string; company_id: string; queued: number }> {
+    const endpoint = await this.get(endpointId);
+    const since = Instant.parse(from);
+    let after: FeedPosition = since ? ['0', '0'] : this.openCursor(endpoint, from);
+    const until: FeedPosition = [endpoint.position_xid, endpoint.position_seq];
+    let queued = 0;
+    for (;;) {
+      const { rows: page } = await this.dispatcher.read(endpoint, after, REPLAY_PAGE);
+      const rows = page.filter((row) => comparePositions([row.xid, row.seq], until) <= 0);
+      const chosen = since ? rows.filter((row) => Instant.parse(row.committed_at)!.micros > since.micros) : rows;
+      if (chosen.length) {
+        await this.store.transaction((sql) =>
+          this.store.insertDeliveries(sql, endpoint.id, this.dispatcher.deliveriesOf(endpoint, chosen), true),
+        );
+        queued += chosen.length;
+      }
+      if (rows.length < REPLAY_PAGE) break;
+      const last = rows[rows.length - 1];
+      after = [last.xid, last.seq];
+    }
+    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, queued };
+  }
+
+  private openCursor(endpoint: EndpointRow, cursor: string): FeedPosition {
+    const binding = { route: CHANGES_ROUTE, company: endpoint.company_id, filters: { types: typesOf(endpoint).join(',') } };
+    try {
+      const [xid, seq] = this.codec.open(cursor, binding);
+      if (/^\d{1,20}$/.test(String(xid)) && /^\d{1,19}$/.test(String(seq))) return [String(xid), String(seq)];
+    } catch {
+      // not one of this endpoint's cursors: said below
+    }
+    throw new AdminError(
+      'INVALID_ARGUMENTS',
+      `--from must be an RFC 3339 date-time with an offset, or a cursor of endpoint ${endpoint.public_id}'s feed (an event's cursor)`,
+    );
+  }
+
+  private async get(endpointId: string): Promise<EndpointRow> {
+    const id = parseId('webhookEndpoint', endpointId);
+    const endpoint = id ? await this.store.endpoint(id) : null;
+    if (!endpoint) throw new AdminError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
+    return endpoint;
+  }
+
+  private async checkDestination(url: string): Promise<void> {
+    const { allowPrivate } = this.config.webhooks;
+    const refused = refusedUrl(url, allowPrivate);
+    if (refused) throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${refused}`);
+    if (allowPrivate) return;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    const addresses = await lookup(host, { all: true, verbatim: true }).catch(() => []);
+    for (const { address } of addresses) {
+      const why = refusedAddress(address);
+      if (why) throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${host} resolves to ${address}: ${why}`);
+    }
+  }
+
+  private box(): SecretBox {
+    if (!this.secrets.webhookSecretKey) {
+      throw new AdminError('INVALID_CONFIGURATION', 'WEBHOOK_SECRET_KEY is required to keep webhook signing secrets (NODE_ENV=production)');
+    }
+    return new SecretBox(this.secrets.webhookSecretKey);
+  }
+}
+
+function summary(row: EndpointRow): EndpointSummary {
+  return {
+    endpoint_id: row.public_id,
+    company_id: row.company_public_id,
+    url: row.url,
+    types: row.types,
+    state: row.state,
+    failing_since: row.failing_since,
+  };
+}

@@ -1,0 +1,597 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
+import { freePort } from '../../src/database/embedded-postgres';
+import { refusedAddress } from '../../src/webhooks/webhook-transport';
+import { WebhookStore } from '../../src/webhooks/webhook-store';
+import { runCli, spawnWorker } from '../support/cli';
+import { ChangeEntry, FeedReader } from '../support/feed';
+import { createClient } from '../support/credentials';
+import { createTenant, Tenant } from '../support/tenant';
+import { createTestApp, eventually, ownerDataSource, sleep, TEST_CURSOR_SECRET } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const ALL: Scope[] = [...ALL_SCOPES];
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+
+/** A compressed retry schedule (1, 2 and 4 seconds, ±20%): three retries, then the delivery gives up. */
+const SCHEDULE = [1, 2, 4];
+const WORKER_ENV = {
+  WEBHOOK_WORKER: '1',
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','),
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_EXPIRE_SECONDS: '5',
+};
+/** Longer than a job's expiry and pg-boss's next look at it: a job sent twice by expiring would show by then. */
+const QUIET_MS = 7000;
+/** The admin's CLI beside it: the same cursor secret (to open an event's cursor). */
+const CLI_ENV = { WEBHOOK_ALLOW_PRIVATE: '1', CURSOR_SECRET: TEST_CURSOR_SECRET };
+
+interface Endpoint {
+  endpoint_id: string;
+  company_id: string;
+  url: string;
+  types: string[] | null;
+  state: string;
+  secret: string;
+}
+
+describe('webhooks: a worker in the API process', () => {
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+    app = await createTestApp({ env: WORKER_ENV });
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await app?.close();
+    await db?.destroy();
+  });
+
+  const tenant = (): Promise<Tenant> => createTenant(db, http, ALL);
+  const receiver = async () => {
+    const r = await WebhookReceiver.start();
+    receivers.push(r);
+    return r;
+  };
+
+  async function cli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
+    const out = await runCli({ ...CLI_ENV, ...env }, ...args, '--json');
+    return { code: out.code, json: JSON.parse(out.stdout) };
+  }
+
+  async function addEndpoint(t: Tenant, url: string, ...extra: string[]): Promise<Endpoint> {
+    const out = await cli({}, 'webhooks:add', '--company', t.company.publicId, '--url', url, ...extra);
+    expect(out).toMatchObject({ code: 0 });
+    return out.json as unknown as Endpoint;
+  }
+
+  /** A feed reader from the head of `t`'s feed: what happens from now on. */
+  async function readerFromNow(t: Tenant): Promise<FeedReader> {
+    const res = await http.get('/v1/changes?start=now').set('Authorization', `Bearer ${t.token}`).expect(200);
+    const reader = new FeedReader(() => http, t.token);
+    reader.cursor = res.body.pagination.next_cursor;
+    return reader;
+  }
+
+  /** Reads the feed until `done` holds of everything read so far; returns it all. */
+  async function readUntil(reader: FeedReader, done: (all: ChangeEntry[]) => boolean): Promise<ChangeEntry[]> {
+    await eventually(async () => {
+      await reader.poll();
+      return done(reader.seen);
+    }, 15_000);
+    return reader.seen;
+  }
+
+  const deliveredIds = (rx: WebhookReceiver) => new Set(rx.received.map((r) => r.id));
+
+  it('sends each change once, signed (verified by the standardwebhooks package), thin, with a cursor into the feed', async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const [rx, otherRx] = [await receiver(), await receiver()];
+    const reader = await readerFromNow(t);
+    const endpoint = await addEndpoint(t, rx.url);
+    expect(endpoint).toEqual({
+      endpoint_id: expect.stringMatching(/^whe_[0-9A-Za-z]{22}$/),
+      company_id: t.company.publicId,
+      url: rx.url,
+      types: null,
+      state: 'active',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    await addEndpoint(other, otherRx.url);
+
+    const meeting = await t.people.recording('meeting', { owner: t.seller });
+    const call = await t.people.recording('call', { owner: t.seller });
+    await db.query(`UPDATE recordings SET title = 'Novo título' WHERE id = $1`, [meeting.id]);
+    const chat = await t.conversations.chat({ seller: t.seller, messages: [{ sentAt: daysAgo(1) }] });
+    await t.conversations.chatMessage(chat, { sentAt: new Date() });
+    await t.conversations.email({ mailbox: t.mailbox, sentAt: daysAgo(30) });
+    await db.query('DELETE FROM recordings WHERE id = $1', [call.id]);
+    const theirs = await other.people.recording('meeting', { owner: other.seller });
+
+    const entries = await readUntil(reader, (all) => all.some((e) => e.object_id === call.publicId && e.action === 'deleted'));
+    expect(new Set(entries.map((e) => e.object))).toEqual(new Set(['meeting', 'call', 'chat', 'chat_message', 'email', 'email_message']));
+    await eventually(async () => entries.every((e) => deliveredIds(rx).has(e.id)), 15_000);
+    await sleep(QUIET_MS); // nothing more, nothing twice, even past a job's expiry
+
+    expect([...rx.counts()].sort()).toEqual(entries.map((e) => [e.id, 1] as [string, number]).sort());
+    for (const r of rx.received) {
+      expect(WebhookReceiver.verifies(endpoint.secret, r)).toBe(true);
+      const entry = entries.find((e) => e.id === r.id)!;
+      expect(r.event).toEqual({
+        type: `${entry.object}.${entry.action}`,
+        timestamp: entry.committed_at,
+        data: {
+          change_id: entry.id,
+          object: entry.object,
+          object_id: entry.object_id,
+          parent_id: entry.parent_id,
+          changed: entry.changed,
+          cursor: expect.stringMatching(/^cur_/),
+        },
+      });
+    }
+    // An event's cursor resumes the feed just after its change.
+    const third = entries[2];
+    const resumed = await http
+      .get(`/v1/changes?cursor=${rx.received.find((r) => r.id === third.id)!.event.data.cursor}`)
+      .set('Authorization', `Bearer ${t.token}`)
+      .expect(200);
+    expect(resumed.body.data.map((e: ChangeEntry) => e.id)).toEqual(entries.slice(3).map((e) => e.id));
+
+    // Tenancy: the other company's endpoint got its own change only.
+    await eventually(async () => otherRx.received.length > 0, 10_000);
+    expect(otherRx.received.map((r) => r.event.data.object_id)).toEqual([theirs.publicId]);
+    expect(rx.received.some((r) => r.event.data.object_id === theirs.publicId)).toBe(false);
+
+    const deliveries = await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id);
+    expect(deliveries.code).toBe(0);
+    const rows = deliveries.json.data as Array<Record<string, unknown>>;
+    expect(rows).toHaveLength(entries.length);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, last_error: null, replay: false });
+      expect(row.delivery_id).toMatch(/^whd_/);
+      expect(row.last_latency_ms).toEqual(expect.any(Number));
+    }
+  });
+
+  it('sends only the types an endpoint follows, with cursors bound to them', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    const endpoint = await addEndpoint(t, rx.url, '--types', 'call,meeting');
+    expect(endpoint.types).toEqual(['meeting', 'call']);
+    await t.conversations.chat({ seller: t.seller, messages: [{ sentAt: daysAgo(1) }] });
+    const meeting = await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length > 0, 10_000);
+    await sleep(1000);
+    expect(rx.received.map((r) => r.event.data.object_id)).toEqual([meeting.publicId]);
+    const cursor = rx.received[0].event.data.cursor;
+    await http.get(`/v1/changes?types=meeting,call&cursor=${cursor}`).set('Authorization', `Bearer ${t.token}`).expect(200);
+    const unbound = await http.get(`/v1/changes?cursor=${cursor}`).set('Authorization', `Bearer ${t.token}`);
+    expect(unbound.status).toBe(400);
+    expect(unbound.body.error.code).toBe('INVALID_CURSOR');
+  });
+
+  it('retries a failing receiver on the schedule, with backoff, until it answers', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    rx.answer = (r) => (r.attempt <= 3 ? { status: 500 } : { status: 204 });
+    const endpoint = await addEndpoint(t, rx.url);
+    const meeting = await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.some((r) => r.attempt === 4), 20_000);
+    const attempts = rx.received.filter((r) => r.event.data.object_id === meeting.publicId);
+    expect(attempts.map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
+    expect(new Set(attempts.map((r) => r.id)).size).toBe(1); // the same webhook-id every time
+    for (let i = 1; i < attempts.length; i++) {
+      const gap = attempts[i].at - attempts[i - 1].at;
+      expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i - 1] * 1000 * 0.8 - 50);
+      expect(gap).toBeLessThan(SCHEDULE[i - 1] * 1000 * 1.2 + 1500);
+    }
+    await eventually(async () => {
+      const out = await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id);
+      return (out.json.data as Array<{ status: string }>)[0]?.status === 'delivered';
+    }, 10_000);
+    const [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
+    expect(row).toMatchObject({ status: 'delivered', attempts: 4, last_status: 204 });
+  });
+
+  it('marks an endpoint failing when a delivery used up its retries (never dropped), and active again on a success', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    rx.answer = () => ({ status: 503 });
+    const endpoint = await addEndpoint(t, rx.url);
+    await t.people.recording('meeting', { owner: t.seller });
+    const listed = async () =>
+      ((await cli({}, 'webhooks:list', '--company', t.company.publicId)).json.data as Array<Record<string, unknown>>)[0];
+    await eventually(async () => (await listed()).state === 'failing', 25_000);
+    expect(rx.received.map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
+    expect(await listed()).toEqual({
+      endpoint_id: endpoint.endpoint_id,
+      company_id: t.company.publicId,
+      url: rx.url,
+      types: null,
+      state: 'failing',
+      failing_since: expect.stringMatching(/Z$/),
+    });
+    const failed = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id, '--status', 'failed')).json.data;
+    expect(failed).toEqual([expect.objectContaining({ status: 'failed', attempts: 4, last_status: 503, last_error: 'HTTP 503' })]);
+
+    rx.answer = () => ({ status: 200 });
+    await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => (await listed()).state === 'active', 15_000);
+    expect((await listed()).failing_since).toBeNull();
+  });
+
+  it('replays exactly the changes after a cursor, or committed after a date-time', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    const endpoint = await addEndpoint(t, rx.url);
+    for (let i = 0; i < 5; i++) await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length === 5, 15_000);
+    await sleep(500);
+    const reader = new FeedReader(() => http, t.token);
+    const feed = (await reader.poll()).filter((e) => rx.counts().has(e.id));
+    expect(feed).toHaveLength(5);
+    const second = rx.received.find((r) => r.id === feed[1].id)!;
+
+    const replay = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', second.event.data.cursor);
+    expect(replay).toEqual({ code: 0, json: { endpoint_id: endpoint.endpoint_id, company_id: t.company.publicId, queued: 3 } });
+    await eventually(async () => rx.received.length === 8, 15_000);
+    await sleep(500);
+    const again = rx.received.slice(5);
+    expect(again.map((r) => r.id).sort()).toEqual(
+      feed
+        .slice(2)
+        .map((e) => e.id)
+        .sort(),
+    );
+    for (const r of again) expect(WebhookReceiver.verifies(endpoint.secret, r)).toBe(true);
+
+    // By date-time: the changes committed after the third one's commit.
+    const replayed = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', feed[2].committed_at);
+    const after = feed.filter((e) => e.committed_at > feed[2].committed_at);
+    expect(replayed.json.queued).toBe(after.length);
+    await eventually(async () => rx.received.length === 8 + after.length, 15_000);
+    expect(
+      rx.received
+        .slice(8)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(after.map((e) => e.id).sort());
+    const rows = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<{ replay: boolean }>;
+    expect(rows.filter((r) => r.replay)).toHaveLength(3 + after.length);
+
+    const wrong = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', 'cur_notacursor');
+    expect(wrong).toMatchObject({ code: 1, json: { error: { code: 'INVALID_ARGUMENTS' } } });
+  });
+
+  it('signs with both secrets during a rotation, then with the new one only', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    const endpoint = await addEndpoint(t, rx.url);
+    const rotated = await cli({}, 'webhooks:rotate-secret', '--endpoint', endpoint.endpoint_id);
+    await t.people.recording('meeting', { owner: t.seller });
+    expect(rotated.json).toEqual({
+      endpoint_id: endpoint.endpoint_id,
+      company_id: t.company.publicId,
+      secret: expect.stringMatching(/^whsec_/),
+      previous_secret_expires_at: expect.stringMatching(/Z$/),
+    });
+    const overlap = Date.parse(rotated.json.previous_secret_expires_at as string) - Date.now();
+    expect(overlap).toBeGreaterThan(23 * 3600_000); // WEBHOOK_SECRET_OVERLAP's default, 24 h
+    const secret = rotated.json.secret as string;
+    await eventually(async () => rx.received.length === 1, 10_000);
+    const during = rx.received[0];
+    expect(during.signature.split(' ')).toHaveLength(2);
+    expect(WebhookReceiver.verifies(endpoint.secret, during)).toBe(true);
+    expect(WebhookReceiver.verifies(secret, during)).toBe(true);
+    const twice = await cli({}, 'webhooks:rotate-secret', '--endpoint', endpoint.endpoint_id);
+    expect(twice).toMatchObject({ code: 1, json: { error: { code: 'ROTATION_IN_PROGRESS' } } });
+
+    // The overlap ended (early, as after a leak): the new secret only.
+    const ended = await cli({}, 'webhooks:expire-previous-secret', '--endpoint', endpoint.endpoint_id);
+    expect(ended.json).toEqual({ endpoint_id: endpoint.endpoint_id, company_id: t.company.publicId, expired: true });
+    await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length === 2, 10_000);
+    const afterwards = rx.received[1];
+    expect(afterwards.signature.split(' ')).toHaveLength(1);
+    expect(WebhookReceiver.verifies(secret, afterwards)).toBe(true);
+    expect(WebhookReceiver.verifies(endpoint.secret, afterwards)).toBe(false);
+    const again = await cli({}, 'webhooks:expire-previous-secret', '--endpoint', endpoint.endpoint_id);
+    expect(again.json).toMatchObject({ expired: false });
+  });
+
+  it('examples/webhook-receiver.mjs verifies events and keeps a copy through the feed', async () => {
+    await app.listen(0, '127.0.0.1');
+    const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const t = await tenant();
+    const client = await createClient(db, t.company, { scopes: ALL });
+    const state = join(process.env.TEST_ROOT!, `receiver-copy-${process.pid}.json`);
+    // The endpoint first (its secret is the receiver's), on a port the example then listens on.
+    const port = await freePort();
+    const endpoint = await addEndpoint(t, `http://127.0.0.1:${port}/hooks`);
+    const example = spawn(
+      process.execPath,
+      [join(__dirname, '../../examples/webhook-receiver.mjs'), '--port', String(port), '--state', state],
+      {
+        env: {
+          PATH: process.env.PATH,
+          WEBHOOK_SECRET: endpoint.secret,
+          BASE_URL: base,
+          CLIENT_ID: client.clientId,
+          CLIENT_SECRET: client.clientSecret,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    example.stdout!.on('data', (d) => (output += d));
+    example.stderr!.on('data', (d) => (output += d));
+    try {
+      await eventually(async () => output.includes('"listening"'), 10_000);
+      const meeting = await t.people.recording('meeting', { owner: t.seller });
+      const chat = await t.conversations.chat({ seller: t.seller, messages: [{ sentAt: daysAgo(1) }] });
+      const copied = async () => JSON.parse(await readFile(state, 'utf8').catch(() => '{"objects":{}}')).objects as Record<string, unknown>;
+      await eventually(async () => {
+        const objects = await copied();
+        return `meeting:${meeting.publicId}` in objects && `chat:${chat.publicId}` in objects;
+      }, 20_000);
+      // Events verified by the example (no refusal), each one logged.
+      expect(output).not.toContain('refused');
+      expect(output).toContain(`"object_id":"${meeting.publicId}"`);
+    } finally {
+      example.kill('SIGTERM');
+    }
+  });
+
+  describe('refused destinations', () => {
+    const strict = { WEBHOOK_ALLOW_PRIVATE: '0' };
+
+    it.each([
+      ['http://127.0.0.1:9/hooks', 'https only'],
+      ['https://169.254.169.254/latest/meta-data', 'link-local (the cloud metadata address)'],
+      ['https://10.1.2.3/hooks', 'private'],
+      ['https://[::1]/hooks', 'IPv6 loopback'],
+    ])('webhooks:add refuses %s (%s; every other form: the transport unit spec)', async (url) => {
+      const t = await tenant();
+      const out = await cli(strict, 'webhooks:add', '--company', t.company.publicId, '--url', url);
+      expect(out).toMatchObject({ code: 1, json: { error: { code: 'WEBHOOK_URL_REFUSED' } } });
+      expect((await cli({}, 'webhooks:list', '--company', t.company.publicId)).json.data).toEqual([]);
+    });
+
+    /** This machine's own name, when it resolves to non-public addresses only (it does on these machines: /etc/hosts). */
+    async function privateName(): Promise<string | null> {
+      const name = hostname();
+      const addresses = await lookup(name, { all: true }).catch(() => []);
+      if (addresses.length && addresses.every((a) => refusedAddress(a.address))) return name;
+      console.warn(
+        `SKIPPED: ${name} does not resolve to private addresses only here (${JSON.stringify(addresses)}); the transport's medium spec covers this with a fake resolver`,
+      );
+      return null;
+    }
+
+    it('webhooks:add refuses a name that resolves to a private address', async () => {
+      const name = await privateName();
+      if (!name) return;
+      const t = await tenant();
+      const out = await cli(strict, 'webhooks:add', '--company', t.company.publicId, '--url', `https://${name}/hooks`);
+      expect(out).toMatchObject({
+        code: 1,
+        json: { error: { code: 'WEBHOOK_URL_REFUSED', message: expect.stringContaining('resolves to') } },
+      });
+    });
+
+    it('the worker checks the address after resolving the name, before connecting: a name that resolves to loopback is never called', async () => {
+      const name = await privateName();
+      if (!name) return;
+      await app.close(); // one worker only: a strict one
+      const strictApp = await createTestApp({ env: { ...WORKER_ENV, WEBHOOK_ALLOW_PRIVATE: '0' } });
+      try {
+        const t = await createTenant(db, request(strictApp.getHttpServer()), ALL);
+        const rx = await receiver();
+        // Registered while private destinations were allowed (as if the name pointed elsewhere then).
+        const endpoint = await addEndpoint(t, `https://${name}:${new URL(rx.url).port}/hooks`);
+        await t.people.recording('meeting', { owner: t.seller });
+        let row: Record<string, unknown> | undefined;
+        await eventually(async () => {
+          [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
+          return typeof row?.last_error === 'string';
+        }, 10_000);
+        expect(row).toMatchObject({ last_status: null });
+        expect(row!.attempts).toBeGreaterThanOrEqual(1); // and retried on the schedule meanwhile, refused each time
+        expect(row!.last_error).toMatch(/^refused destination: .*127\.0\.0\.1/);
+        expect(rx.received).toEqual([]);
+      } finally {
+        await strictApp.close();
+        app = await createTestApp({ env: WORKER_ENV });
+        http = request(app.getHttpServer());
+      }
+    });
+
+    it('a redirect is not followed, and counts as a failure', async () => {
+      const t = await tenant();
+      const [rx, target] = [await receiver(), await receiver()];
+      rx.answer = () => ({ status: 302, location: target.url });
+      const endpoint = await addEndpoint(t, rx.url);
+      await t.people.recording('meeting', { owner: t.seller });
+      await eventually(async () => rx.received.length >= 2, 10_000);
+      expect(target.received).toEqual([]);
+      const [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
+      expect(row).toMatchObject({ last_status: 302, last_error: expect.stringContaining('redirect') });
+      expect(['pending', 'failed']).toContain(row.status); // retried on the schedule, or given up by now
+    });
+  });
+
+  it('removing an endpoint stops its deliveries, retries included; unknown ids are refused', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    rx.answer = () => ({ status: 500 }); // every attempt fails: a retry is due after about a second
+    const endpoint = await addEndpoint(t, rx.url);
+    await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length >= 1, 10_000);
+    const removed = await cli({}, 'webhooks:remove', '--endpoint', endpoint.endpoint_id);
+    expect(removed.json).toEqual({ endpoint_id: endpoint.endpoint_id, company_id: t.company.publicId, removed: true });
+    const sent = rx.received.length;
+    await t.people.recording('meeting', { owner: t.seller });
+    await sleep(4000); // past the retries that were due
+    expect(rx.received).toHaveLength(sent);
+    for (const command of ['webhooks:remove', 'webhooks:deliveries', 'webhooks:rotate-secret']) {
+      const out = await cli({}, command, '--endpoint', endpoint.endpoint_id);
+      expect(out).toMatchObject({ code: 1, json: { error: { code: 'WEBHOOK_ENDPOINT_NOT_FOUND' } } });
+    }
+    const noTypes = await cli({}, 'webhooks:add', '--company', t.company.publicId, '--url', rx.url, '--types', 'meeting,recording');
+    expect(noTypes).toMatchObject({ code: 1, json: { error: { code: 'INVALID_ARGUMENTS' } } });
+  });
+
+  it('keeps delivery records for WEBHOOK_RETENTION_DAYS, then deletes them', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    const endpoint = await addEndpoint(t, rx.url);
+    await t.people.recording('meeting', { owner: t.seller });
+    await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length === 2, 10_000);
+    await sleep(300);
+    await db.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '31 days'
+       WHERE id = (SELECT min(d.id) FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.public_id = $1)`,
+      [endpoint.endpoint_id],
+    );
+    expect(await app.get(WebhookStore).purgeDeliveries(30)).toBeGreaterThanOrEqual(1);
+    const rows = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as unknown[];
+    expect(rows).toHaveLength(1);
+  });
+});
+
+/** Worker processes as a deployment runs them (`npm run worker`), with a short expiry so a dead one's jobs come back soon. */
+const PROCESS_ENV = {
+  LOG_LEVEL: 'debug',
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  WEBHOOK_RETRY_SCHEDULE: '1,2,4',
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '4000',
+  WEBHOOK_EXPIRE_SECONDS: '9',
+  CURSOR_SECRET: TEST_CURSOR_SECRET,
+};
+
+// In the same file as the in-process worker's tests, after them: jest runs a file's blocks one after
+// another, so no other worker is sending while these run.
+describe('webhook workers: several processes on one database', () => {
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+  const workers: ChildProcess[] = [];
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+    app = await createTestApp(); // no worker of its own: tokens and data only
+    http = request(app.getHttpServer());
+  });
+
+  afterEach(async () => {
+    for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.destroy();
+  });
+
+  /** A worker process, once it says it runs, and everything it logs. */
+  async function startWorker(): Promise<{ process: ChildProcess; output: () => string }> {
+    const worker = spawnWorker(PROCESS_ENV);
+    workers.push(worker);
+    let output = '';
+    worker.stdout!.on('data', (d) => (output += d));
+    worker.stderr!.on('data', (d) => (output += d));
+    await eventually(async () => {
+      if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
+      return output.includes('webhook worker running');
+    }, 30_000);
+    return { process: worker, output: () => output };
+  }
+
+  async function endpointFor(t: Tenant, rx: WebhookReceiver): Promise<string> {
+    const out = await runCli({ WEBHOOK_ALLOW_PRIVATE: '1' }, 'webhooks:add', '--company', t.company.publicId, '--url', rx.url, '--json');
+    expect(out.code).toBe(0);
+    return JSON.parse(out.stdout).endpoint_id;
+  }
+
+  async function receiverFor(t: Tenant): Promise<WebhookReceiver> {
+    const rx = await WebhookReceiver.start();
+    receivers.push(rx);
+    await endpointFor(t, rx);
+    return rx;
+  }
+
+  it('two workers share the work and send each event once', async () => {
+    const pair = await Promise.all([startWorker(), startWorker()]);
+    const tenants = await Promise.all([0, 1, 2].map(() => createTenant(db, http, ALL)));
+    const rxs = await Promise.all(tenants.map(receiverFor));
+    // 40 meetings per company, the companies' writers at once.
+    const made = await Promise.all(
+      tenants.map(async (t) => {
+        const ids: string[] = [];
+        for (let i = 0; i < 40; i++) ids.push((await t.people.recording('meeting', { owner: t.seller })).publicId);
+        return ids;
+      }),
+    );
+    await eventually(
+      async () => rxs.every((rx, i) => made[i].every((id) => rx.received.some((r) => r.event.data.object_id === id))),
+      30_000,
+    );
+    await sleep(QUIET_MS + 3000); // past a job's expiry (9 s here) and pg-boss's next look
+    for (const [i, rx] of rxs.entries()) {
+      expect(rx.received).toHaveLength(made[i].length);
+      expect([...rx.counts().values()].every((n) => n === 1)).toBe(true);
+    }
+    // Both sent batches.
+    for (const worker of pair) expect(worker.output()).toContain('sent a batch of');
+  });
+
+  it('a worker killed in the middle of sending: another one delivers its jobs', async () => {
+    const first = await startWorker();
+    const t = await createTenant(db, http, ALL);
+    const rx = await WebhookReceiver.start();
+    receivers.push(rx);
+    rx.answer = () => 'hang'; // the first worker's requests get no answer
+    const endpoint = await endpointFor(t, rx);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await t.people.recording('meeting', { owner: t.seller })).publicId);
+    await eventually(async () => rx.received.length >= 1, 15_000);
+    first.process.kill('SIGKILL'); // well within its 4 s attempt timeout: the job is still its own
+    await new Promise((resolve) => first.process.once('exit', resolve));
+    const hung = new Set(rx.received.map((r) => r.id));
+
+    rx.answer = () => ({ status: 200 });
+    await startWorker();
+    // The job comes back after its expiry; the second worker sends everything, the hung ones a second time.
+    await eventually(
+      async () => ids.every((id) => rx.received.some((r) => r.event.data.object_id === id && (r.attempt > 1 || !hung.has(r.id)))),
+      40_000,
+    );
+    const out = await runCli({ WEBHOOK_ALLOW_PRIVATE: '1' }, 'webhooks:deliveries', '--endpoint', endpoint, '--json');
+    const rows = JSON.parse(out.stdout).data as Array<{ status: string; attempts: number }>;
+    expect(rows).toHaveLength(5);
+    // Only the second worker's attempts were recorded: the first died before its bookkeeping.
+    for (const row of rows) expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect([...hung].every((id) => rx.counts().get(id)! >= 2)).toBe(true);
+  });
+});
