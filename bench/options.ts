@@ -23,6 +23,9 @@ export interface BenchOptions {
   scaleTo: number;
   /** Meetings `seed:volume` writes with and without the change triggers (one round each); 0 skips the comparison. */
   triggerMeetings: number;
+  /** Seconds of each webhook latency run at 100 changes/s (0 skips the webhook pass), and the throughput backlog's changes. */
+  webhookSeconds: number;
+  webhookBacklog: number;
   /** Keep the embedded database when done (it is deleted otherwise). */
   keep: boolean;
   /** Write a V8 CPU profile of every service process (`<out>/tmp/profiles`), to see where the time goes. */
@@ -34,7 +37,8 @@ export interface BenchOptions {
 
 const USAGE = `npm run bench -- [--meetings N] [--calls N] [--emails N] [--chats N] [--email-messages N]
   [--chat-messages N] [--companies N] [--duration S] [--warmup S] [--connections N] [--rounds N] [--deep-offset N]
-  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
+  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)]
+  [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -55,6 +59,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'scale-from': { type: 'string', default: '10000' },
       'scale-to': { type: 'string', default: '1000000' },
       'trigger-meetings': { type: 'string', default: '1000000' },
+      'webhook-seconds': { type: 'string', default: '20' },
+      'webhook-backlog': { type: 'string', default: '10000' },
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/results' },
@@ -88,6 +94,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     scaleFrom: int('scale-from', 200),
     scaleTo: int('scale-to', 0),
     triggerMeetings: int('trigger-meetings', 0),
+    webhookSeconds: int('webhook-seconds', 0),
+    webhookBacklog: int('webhook-backlog', 100),
     keep: Boolean(values.keep),
     profile: Boolean(values.profile),
     out: String(values.out),

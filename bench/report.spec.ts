@@ -212,3 +212,46 @@ describe('bench targets: what the change feed costs and how soon it shows a comm
     expect(verdicts(withFeed(1.25, 10, 1))).toEqual([true, true, false]);
   });
 });
+
+describe('bench targets: webhooks', () => {
+  const lat = (p50: number, p99: number, missing = 0) => ({
+    rate: 100,
+    seconds: 20,
+    samples: 2000 - missing,
+    missing,
+    p50_ms: p50,
+    p99_ms: p99,
+    max_ms: p99,
+  });
+  const withWebhooks = (
+    o: { p50?: number; p99?: number; perSecond?: number; delivered?: number; slowP99?: number; missing?: number } = {},
+  ) =>
+    report((r) => {
+      r.webhooks = {
+        latency: lat(o.p50 ?? 999, o.p99 ?? 2999, o.missing),
+        beside_slow: { ...lat(500, o.slowP99 ?? 2999), slow_answered: 40, failing_attempts: 100 },
+        throughput: { changes: 10_000, endpoints: 3, deliveries: o.delivered ?? 30_000, seconds: 100, per_second: o.perSecond ?? 300 },
+      };
+    });
+  const verdicts = (r: Omit<BenchReport, 'targets'>) =>
+    evaluateTargets(r)
+      .filter((t) => t.target.startsWith('webhooks'))
+      .map((t) => t.met);
+
+  it('meets all three at their bounds', () => {
+    expect(verdicts(withWebhooks())).toEqual([true, true, true]);
+  });
+
+  it('misses each alone: latency, a lost event, throughput, an undelivered backlog, the fast receiver slowed', () => {
+    expect(verdicts(withWebhooks({ p50: 1000 }))).toEqual([false, true, true]);
+    expect(verdicts(withWebhooks({ p99: 3000 }))).toEqual([false, true, true]);
+    expect(verdicts(withWebhooks({ missing: 1 }))).toEqual([false, true, true]);
+    expect(verdicts(withWebhooks({ perSecond: 299 }))).toEqual([true, false, true]);
+    expect(verdicts(withWebhooks({ delivered: 29_999 }))).toEqual([true, false, true]);
+    expect(verdicts(withWebhooks({ slowP99: 3000 }))).toEqual([true, true, false]);
+  });
+
+  it('adds none to a run that skipped them', () => {
+    expect(verdicts(report((r) => (r.webhooks = { skipped: '--webhook-seconds 0' })))).toEqual([]);
+  });
+});

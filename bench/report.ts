@@ -7,6 +7,7 @@ import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { Measurement, round } from './load';
 import { BenchOptions } from './options';
 import type { FeedReport } from './feed';
+import type { WebhookLatency, WebhookReport } from './webhooks';
 import { FLOOR } from './scenarios';
 
 export interface Machine {
@@ -56,6 +57,8 @@ export interface BenchReport {
   seconds: number;
   /** The change feed: the triggers' write overhead and the commit-to-reader latency. */
   feed?: FeedReport;
+  /** Webhooks through a worker process: latency, beside a slow receiver, and a backlog's throughput. */
+  webhooks?: WebhookReport | { skipped: string };
 }
 
 const byName = (list: Measurement[], name: string): Measurement => {
@@ -88,6 +91,30 @@ function feedTargets(pass: Measurement[], where: string): Target[] {
       target: `change feed flat (${where}): p50 ${depth} entries in ≤ 1.2× first page p50`,
       measured: `${times(flat)} (${deep.latency_ms.p50} ms vs ${first.latency_ms.p50} ms)`,
       met: flat <= 1.2,
+    },
+  ];
+}
+
+const latencyText = (l: WebhookLatency) => `p50 ${l.p50_ms} ms, p99 ${l.p99_ms} ms, ${l.samples} arrived, ${l.missing} missing`;
+
+/** Commit to receiver p50 < 1 s and p99 < 3 s at 100 changes/s; 300 deliveries/s; a 5 s receiver slows no other endpoint. */
+function webhookTargets(w: WebhookReport): Target[] {
+  const quick = (l: WebhookLatency) => l.p50_ms < 1000 && l.p99_ms < 3000 && l.missing === 0 && l.samples > 0;
+  return [
+    {
+      target: `webhooks: commit to a fast receiver p50 < 1 s, p99 < 3 s (${w.latency.rate} changes/s)`,
+      measured: latencyText(w.latency),
+      met: quick(w.latency),
+    },
+    {
+      target: 'webhooks: ≥ 300 deliveries/s (a backlog, until every delivery arrived)',
+      measured: `${w.throughput.per_second.toLocaleString('en')}/s (${w.throughput.deliveries.toLocaleString('en')} deliveries of ${w.throughput.changes.toLocaleString('en')} changes to ${w.throughput.endpoints} endpoints in ${w.throughput.seconds} s)`,
+      met: w.throughput.per_second >= 300 && w.throughput.deliveries === w.throughput.changes * w.throughput.endpoints,
+    },
+    {
+      target: 'webhooks: a receiver answering in 5 s (and one failing) delays no other endpoint (the fast one still p50 < 1 s, p99 < 3 s)',
+      measured: `${latencyText(w.beside_slow)}; the slow one answered ${w.beside_slow.slow_answered}, the failing one was tried ${w.beside_slow.failing_attempts} times`,
+      met: quick(w.beside_slow),
     },
   ];
 }
@@ -136,6 +163,7 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       met: l.p99_ms < 1000 && l.missing === 0 && l.samples > 0,
     });
   }
+  if (report.webhooks && 'latency' in report.webhooks) targets.push(...webhookTargets(report.webhooks));
   if ('small' in report.scaling) {
     for (const name of ['meetings_first_page', 'meeting']) {
       const [a, b] = [byName(report.scaling.small, name), byName(report.scaling.large, name)];
@@ -258,6 +286,16 @@ export function renderMarkdown(report: BenchReport): string {
           ]),
         ].join('\n'),
     '',
+    ...(report.webhooks
+      ? [
+          '### Webhooks',
+          '',
+          'skipped' in report.webhooks
+            ? `Skipped: ${report.webhooks.skipped}.`
+            : `A worker process of its own (\`dist/src/worker.main.js\`) and receivers in the bench process. A writer commits ${report.webhooks.latency.rate} changes a second, one meeting each, for ${report.webhooks.latency.seconds} s: commit to first arrival at a receiver that answers at once ${latencyText(report.webhooks.latency)}; the same again while another endpoint of the company answers every event in 5 s and a third answers 503 (its retries due all along): ${latencyText(report.webhooks.beside_slow)}. Then ${report.webhooks.throughput.changes.toLocaleString('en')} changes in one transaction to ${report.webhooks.throughput.endpoints} endpoints: ${report.webhooks.throughput.deliveries.toLocaleString('en')} deliveries in ${report.webhooks.throughput.seconds} s, ${report.webhooks.throughput.per_second}/s.`,
+          '',
+        ]
+      : []),
     '### Targets',
     '',
     '| Target | Measured | Met |',

@@ -13,6 +13,7 @@ import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitComm
 import { FeedReport, feedLatency, storageAfterCompaction, triggerOverhead } from './feed';
 import { changesPages, filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
+import { webhookBench } from './webhooks';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
 /** The statement bounds of #19 lifted, for the side-by-side pass: what the service did before them. */
@@ -234,6 +235,9 @@ async function main(): Promise<void> {
     const scaling = await scalingPass(db, env, o, settings, service.baseUrl);
     await service.stop();
     service = undefined;
+    const webhooks: BenchReport['webhooks'] = o.webhookSeconds
+      ? await webhookBench(db, env, tmp, { rate: 100, seconds: o.webhookSeconds, backlog: o.webhookBacklog }, log)
+      : { skipped: '--webhook-seconds 0' };
     // Storage first: the overhead pass seeds a company with the triggers off, whose records have no entries.
     log('change-log storage: everything compacted as if older than CHANGES_COMPACT_AFTER');
     feed.storage = await storageAfterCompaction(db, env);
@@ -284,6 +288,7 @@ async function main(): Promise<void> {
       redis,
       scaling,
       feed,
+      webhooks,
       peak_rss_mb: 0,
       seconds: seconds(began),
     };
