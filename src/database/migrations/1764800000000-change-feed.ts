@@ -84,6 +84,52 @@ export const CREATED_HERE = [
   $$`,
 ];
 
+/**
+ * Compaction: an object's entries older than the cutoff are merged into its newest. A `deleted`
+ * among them wins (an id is never used again, so a removed object stays removed, even when an
+ * older-started transaction's `updated` entry sorts after its deletion), then `created` (read it
+ * all), else the union of the parts.
+ */
+export const COMPACT_CHANGES = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  DECLARE merged integer;
+  BEGIN
+    -- One compactor at a time across instances: the others skip this batch.
+    IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
+    WITH objects AS (
+      SELECT DISTINCT c.company_id, c.object, c.object_id
+      FROM change_log c
+      WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
+        AND EXISTS (SELECT 1 FROM change_log n
+                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_id = c.object_id
+                      AND (n.xid, n.seq) > (c.xid, c.seq) AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
+      LIMIT batch
+    ), survivors AS (
+      SELECT DISTINCT ON (n.company_id, n.object, n.object_id) n.company_id, n.object, n.object_id, n.xid, n.seq, n.action, n.changed
+      FROM objects o JOIN change_log n USING (company_id, object, object_id)
+      WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY n.company_id, n.object, n.object_id, n.xid DESC, n.seq DESC
+    ), removed AS (
+      DELETE FROM change_log c USING survivors s
+      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_id = s.object_id
+        AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
+      RETURNING c.company_id, c.object, c.object_id, c.action, c.changed
+    ), folded AS (
+      SELECT company_id, object, object_id, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
+        app_changed_union('{}', array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL)) AS changed
+      FROM removed LEFT JOIN LATERAL unnest(removed.changed) p ON true
+      GROUP BY company_id, object, object_id
+    )
+    UPDATE change_log c SET
+      action = CASE WHEN s.action = 'deleted' OR f.deleted THEN 'deleted' WHEN s.action = 'created' OR f.created THEN 'created' ELSE 'updated' END,
+      changed = CASE WHEN s.action = 'deleted' OR f.deleted OR s.action = 'created' OR f.created THEN '{}'::text[]
+        ELSE app_changed_union(s.changed, f.changed) END
+    FROM survivors s JOIN folded f USING (company_id, object, object_id)
+    WHERE c.company_id = s.company_id AND c.xid = s.xid AND c.seq = s.seq;
+    GET DIAGNOSTICS merged = ROW_COUNT;
+    RETURN merged;
+  END $$`;
+
 const PLATFORM = [
   `CREATE TABLE change_log (
     company_id bigint NOT NULL REFERENCES companies (id),
@@ -147,44 +193,7 @@ const PLATFORM = [
   END $$`,
   `CREATE TRIGGER recordings_touch BEFORE UPDATE ON recordings FOR EACH ROW EXECUTE FUNCTION app_touch_recording()`,
   // Compaction, run by the service in the background (the API role may execute it, nothing else).
-  `CREATE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  DECLARE merged integer;
-  BEGIN
-    -- One compactor at a time across instances: the others skip this batch.
-    IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
-    WITH objects AS (
-      SELECT DISTINCT c.company_id, c.object, c.object_id
-      FROM change_log c
-      WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
-        AND EXISTS (SELECT 1 FROM change_log n
-                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_id = c.object_id
-                      AND (n.xid, n.seq) > (c.xid, c.seq) AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
-      LIMIT batch
-    ), survivors AS (
-      SELECT DISTINCT ON (n.company_id, n.object, n.object_id) n.company_id, n.object, n.object_id, n.xid, n.seq, n.action, n.changed
-      FROM objects o JOIN change_log n USING (company_id, object, object_id)
-      WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY n.company_id, n.object, n.object_id, n.xid DESC, n.seq DESC
-    ), removed AS (
-      DELETE FROM change_log c USING survivors s
-      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_id = s.object_id
-        AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
-      RETURNING c.company_id, c.object, c.object_id, c.action, c.changed
-    ), folded AS (
-      SELECT company_id, object, object_id, bool_or(action = 'created') AS created,
-        app_changed_union('{}', array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL)) AS changed
-      FROM removed LEFT JOIN LATERAL unnest(removed.changed) p ON true
-      GROUP BY company_id, object, object_id
-    )
-    UPDATE change_log c SET
-      action = CASE WHEN s.action = 'deleted' THEN 'deleted' WHEN s.action = 'created' OR f.created THEN 'created' ELSE 'updated' END,
-      changed = CASE WHEN s.action = 'deleted' OR s.action = 'created' OR f.created THEN '{}'::text[] ELSE app_changed_union(s.changed, f.changed) END
-    FROM survivors s JOIN folded f USING (company_id, object, object_id)
-    WHERE c.company_id = s.company_id AND c.xid = s.xid AND c.seq = s.seq;
-    GET DIAGNOSTICS merged = ROW_COUNT;
-    RETURN merged;
-  END $$`,
+  COMPACT_CHANGES,
   `REVOKE ALL ON FUNCTION app_compact_changes(timestamptz, integer) FROM PUBLIC`,
 ];
 
