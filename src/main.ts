@@ -2,10 +2,9 @@ import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { createApp } from './app';
-import { ConfigError, loadConfig } from './config/app-config';
+import { loadConfig } from './config/app-config';
+import { onTermination, runEntryPoint } from './entry-point';
 import { prepareRuntime } from './runtime';
-import { DatabaseRoleError } from './database/database-role-check';
-import { EmbeddedDatabaseError } from './database/embedded-postgres';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './common/http/shutdown-state';
 import type { DemoActivity } from './seeding/first-start';
@@ -37,10 +36,7 @@ async function main(): Promise<void> {
   if (banner) process.stdout.write(`${banner}\n`);
   const activity = await startActivity?.();
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  onTermination(async (signal) => {
     logger.log(`${signal} received: readiness is now 503, draining`, 'Bootstrap');
     app.get(ShutdownState).begin();
     const activityStopped = activity?.stop(); // ends while the server drains, and before the database closes
@@ -62,13 +58,7 @@ async function main(): Promise<void> {
     await app.close(); // modules: pools, Redis, audit writer (its queued rows are written first)
     await runtime.embedded?.stop();
     process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
-main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseError || error instanceof DatabaseRoleError;
-  process.stderr.write(`${known ? error.message : `startup failed: ${(error as Error).stack ?? error}`}\n`);
-  process.exit(1);
-});
+runEntryPoint(main, 'startup');

@@ -5,11 +5,10 @@ import { ClsModule } from 'nestjs-cls';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { CursorsModule } from './common/cursors/cursors.module';
-import { ConfigError, loadConfig } from './config/app-config';
+import { loadConfig } from './config/app-config';
 import { RuntimeModule } from './config/runtime.module';
 import { DatabaseModule } from './database/database.module';
-import { DatabaseRoleError } from './database/database-role-check';
-import { EmbeddedDatabaseError } from './database/embedded-postgres';
+import { onTermination, runEntryPoint } from './entry-point';
 import { migrate } from './database/migrate';
 import { LoggingModule } from './logging/logging.module';
 import { prepareRuntime, Runtime } from './runtime';
@@ -48,21 +47,12 @@ async function main(): Promise<void> {
   await app.init();
   await app.get(WebhookWorker).ready;
   boot.info('webhook worker running');
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  onTermination(async (signal) => {
     boot.info(`${signal} received: finishing the jobs in flight`);
     await app.close();
     await runtime.embedded?.stop();
     process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
-main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseError || error instanceof DatabaseRoleError;
-  process.stderr.write(`${known ? error.message : `worker failed to start: ${(error as Error).stack ?? error}`}\n`);
-  process.exit(1);
-});
+runEntryPoint(main, 'the worker start');
