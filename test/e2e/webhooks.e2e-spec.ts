@@ -11,11 +11,27 @@ import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { freePort } from '../../src/database/embedded-postgres';
 import { refusedAddress } from '../../src/webhooks/webhook-transport';
 import { WebhookStore } from '../../src/webhooks/webhook-store';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
+import { ChangeObject } from '../../src/changes/change.vocabulary';
 import { runCli, spawnWorker } from '../support/cli';
 import { ChangeEntry, FeedReader } from '../support/feed';
 import { createClient } from '../support/credentials';
 import { createTenant, Tenant } from '../support/tenant';
-import { createTestApp, eventually, ownerDataSource, sleep, TEST_CURSOR_SECRET } from '../support/test-app';
+import {
+  assertTestDatabase,
+  createTestApp,
+  eventually,
+  ownerDataSource,
+  sleep,
+  TEST_CURSOR_SECRET,
+  TEST_WEBHOOK_SECRET_KEY,
+} from '../support/test-app';
+import { CompaniesRepository } from '../../src/companies/companies.repository';
+import { CompaniesService } from '../../src/companies/companies.service';
+import { CursorCodec } from '../../src/common/cursors/cursor-codec';
+import { loadConfig } from '../../src/config/app-config';
+import { DatabaseUrls } from '../../src/config/database-urls';
+import { RuntimeSecrets } from '../../src/config/runtime-secrets';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const ALL: Scope[] = [...ALL_SCOPES];
@@ -51,13 +67,28 @@ describe('webhooks: a worker in the API process', () => {
   let http: ReturnType<typeof request>;
   const receivers: WebhookReceiver[] = [];
 
+  let admin: WebhooksService;
+  let adminStore: WebhookStore;
+
   beforeAll(async () => {
     db = await ownerDataSource();
     app = await createTestApp({ env: WORKER_ENV });
     http = request(app.getHttpServer());
+    // The admin service as the CLI builds it (the schema owner's connections), without its process.
+    const api = assertTestDatabase(process.env.TEST_DATABASE_URL);
+    adminStore = new WebhookStore(new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api));
+    admin = new WebhooksService(
+      adminStore,
+      undefined as never, // the dispatcher: replays only, which these tests run through the CLI
+      new CompaniesService(new CompaniesRepository(db)),
+      new CursorCodec(TEST_CURSOR_SECRET),
+      loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: '1' }),
+      new RuntimeSecrets(TEST_CURSOR_SECRET, '', [], TEST_WEBHOOK_SECRET_KEY),
+    );
   });
 
   afterAll(async () => {
+    await adminStore?.onApplicationShutdown();
     await Promise.all(receivers.map((r) => r.close()));
     await app?.close();
     await db?.destroy();
@@ -75,11 +106,18 @@ describe('webhooks: a worker in the API process', () => {
     return { code: out.code, json: JSON.parse(out.stdout) };
   }
 
-  async function addEndpoint(t: Tenant, url: string, ...extra: string[]): Promise<Endpoint> {
+  /** Through the admin CLI, as an admin would (its output checked): the first test and the refusals. */
+  async function addEndpointByCli(t: Tenant, url: string, ...extra: string[]): Promise<Endpoint> {
     const out = await cli({}, 'webhooks:add', '--company', t.company.publicId, '--url', url, ...extra);
     expect(out).toMatchObject({ code: 0 });
     return out.json as unknown as Endpoint;
   }
+
+  /** Through the service the CLI runs, as the schema owner, in this process (a CLI process takes seconds to start). */
+  const addEndpoint = (t: Tenant, url: string, types?: ChangeObject[]): Promise<Endpoint> =>
+    admin.add({ company: t.company.publicId, url, types }) as Promise<Endpoint>;
+  const deliveriesOf = (endpoint: Endpoint) => admin.deliveries(endpoint.endpoint_id, 50);
+  const endpointsOf = (t: Tenant) => admin.list(t.company.publicId);
 
   /** A feed reader from the head of `t`'s feed: what happens from now on. */
   async function readerFromNow(t: Tenant): Promise<FeedReader> {
@@ -105,7 +143,7 @@ describe('webhooks: a worker in the API process', () => {
     const other = await tenant();
     const [rx, otherRx] = [await receiver(), await receiver()];
     const reader = await readerFromNow(t);
-    const endpoint = await addEndpoint(t, rx.url);
+    const endpoint = await addEndpointByCli(t, rx.url);
     expect(endpoint).toEqual({
       endpoint_id: expect.stringMatching(/^whe_[0-9A-Za-z]{22}$/),
       company_id: t.company.publicId,
@@ -174,7 +212,7 @@ describe('webhooks: a worker in the API process', () => {
   it('sends only the types an endpoint follows, with cursors bound to them', async () => {
     const t = await tenant();
     const rx = await receiver();
-    const endpoint = await addEndpoint(t, rx.url, '--types', 'call,meeting');
+    const endpoint = await addEndpoint(t, rx.url, ['call', 'meeting']);
     expect(endpoint.types).toEqual(['meeting', 'call']);
     await t.conversations.chat({ seller: t.seller, messages: [{ sentAt: daysAgo(1) }] });
     const meeting = await t.people.recording('meeting', { owner: t.seller });
@@ -203,10 +241,7 @@ describe('webhooks: a worker in the API process', () => {
       expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i - 1] * 1000 * 0.8 - 50);
       expect(gap).toBeLessThan(SCHEDULE[i - 1] * 1000 * 1.2 + 1500);
     }
-    await eventually(async () => {
-      const out = await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id);
-      return (out.json.data as Array<{ status: string }>)[0]?.status === 'delivered';
-    }, 10_000);
+    await eventually(async () => (await deliveriesOf(endpoint))[0]?.status === 'delivered', 10_000);
     const [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, last_status: 204 });
   });
@@ -217,18 +252,20 @@ describe('webhooks: a worker in the API process', () => {
     rx.answer = () => ({ status: 503 });
     const endpoint = await addEndpoint(t, rx.url);
     await t.people.recording('meeting', { owner: t.seller });
-    const listed = async () =>
-      ((await cli({}, 'webhooks:list', '--company', t.company.publicId)).json.data as Array<Record<string, unknown>>)[0];
+    const listed = async () => (await endpointsOf(t))[0];
     await eventually(async () => (await listed()).state === 'failing', 25_000);
     expect(rx.received.map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
-    expect(await listed()).toEqual({
-      endpoint_id: endpoint.endpoint_id,
-      company_id: t.company.publicId,
-      url: rx.url,
-      types: null,
-      state: 'failing',
-      failing_since: expect.stringMatching(/Z$/),
-    });
+    // As the admin sees it.
+    expect((await cli({}, 'webhooks:list', '--company', t.company.publicId)).json.data).toEqual([
+      {
+        endpoint_id: endpoint.endpoint_id,
+        company_id: t.company.publicId,
+        url: rx.url,
+        types: null,
+        state: 'failing',
+        failing_since: expect.stringMatching(/Z$/),
+      },
+    ]);
     const failed = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id, '--status', 'failed')).json.data;
     expect(failed).toEqual([expect.objectContaining({ status: 'failed', attempts: 4, last_status: 503, last_error: 'HTTP 503' })]);
 
@@ -274,7 +311,7 @@ describe('webhooks: a worker in the API process', () => {
         .map((r) => r.id)
         .sort(),
     ).toEqual(after.map((e) => e.id).sort());
-    const rows = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<{ replay: boolean }>;
+    const rows = await deliveriesOf(endpoint);
     expect(rows.filter((r) => r.replay)).toHaveLength(3 + after.length);
 
     const wrong = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', 'cur_notacursor');
@@ -372,7 +409,7 @@ describe('webhooks: a worker in the API process', () => {
       const t = await tenant();
       const out = await cli(strict, 'webhooks:add', '--company', t.company.publicId, '--url', url);
       expect(out).toMatchObject({ code: 1, json: { error: { code: 'WEBHOOK_URL_REFUSED' } } });
-      expect((await cli({}, 'webhooks:list', '--company', t.company.publicId)).json.data).toEqual([]);
+      expect(await endpointsOf(t)).toEqual([]);
     });
 
     /** This machine's own name, when it resolves to non-public addresses only (it does on these machines: /etc/hosts). */
@@ -406,11 +443,11 @@ describe('webhooks: a worker in the API process', () => {
         const t = await createTenant(db, request(strictApp.getHttpServer()), ALL);
         const rx = await receiver();
         // Registered while private destinations were allowed (as if the name pointed elsewhere then).
-        const endpoint = await addEndpoint(t, `https://${name}:${new URL(rx.url).port}/hooks`);
+        const endpoint = await addEndpointByCli(t, `https://${name}:${new URL(rx.url).port}/hooks`);
         await t.people.recording('meeting', { owner: t.seller });
         let row: Record<string, unknown> | undefined;
         await eventually(async () => {
-          [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
+          [row] = (await deliveriesOf(endpoint)) as unknown as Array<Record<string, unknown>>;
           return typeof row?.last_error === 'string';
         }, 10_000);
         expect(row).toMatchObject({ last_status: null });
@@ -432,7 +469,7 @@ describe('webhooks: a worker in the API process', () => {
       await t.people.recording('meeting', { owner: t.seller });
       await eventually(async () => rx.received.length >= 2, 10_000);
       expect(target.received).toEqual([]);
-      const [row] = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as Array<Record<string, unknown>>;
+      const [row] = await deliveriesOf(endpoint);
       expect(row).toMatchObject({ last_status: 302, last_error: expect.stringContaining('redirect') });
       expect(['pending', 'failed']).toContain(row.status); // retried on the schedule, or given up by now
     });
@@ -473,8 +510,7 @@ describe('webhooks: a worker in the API process', () => {
       [endpoint.endpoint_id],
     );
     expect(await app.get(WebhookStore).purgeDeliveries(30)).toBeGreaterThanOrEqual(1);
-    const rows = (await cli({}, 'webhooks:deliveries', '--endpoint', endpoint.endpoint_id)).json.data as unknown[];
-    expect(rows).toHaveLength(1);
+    expect(await deliveriesOf(endpoint)).toHaveLength(1);
   });
 });
 
