@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from '../src/contract/scopes';
 import { CHANGE_OBJECTS } from '../src/changes/change.vocabulary';
-import { CHANGES_ROUTE } from '../src/changes/changes.service';
+import { feedBinding } from '../src/changes/changes.service';
 import { CursorCodec } from '../src/common/cursors/cursor-codec';
 import { RECORDING_COLLECTIONS } from '../src/recordings/recording-collections';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
@@ -99,10 +99,7 @@ export async function feedCursorAt(
     [company, offset - 1],
   );
   if (feed.rows.length < 2) throw new Error(`the change feed of ${tenant.companyId} has ${entries} entries: too few for a deep page`);
-  const cursor = new CursorCodec(cursorSecret).seal({ route: CHANGES_ROUTE, company, filters: { types: CHANGE_OBJECTS.join(',') } }, [
-    feed.rows[0].xid,
-    feed.rows[0].seq,
-  ]);
+  const cursor = new CursorCodec(cursorSecret).seal(feedBinding(company, CHANGE_OBJECTS), [feed.rows[0].xid, feed.rows[0].seq]);
   return { cursor, offset, firstId: feed.rows[1].public_id };
 }
 

@@ -6,12 +6,27 @@ import { Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { ChangeDto } from './change.dto';
-import { readableObjects, SCOPES_OF_OBJECT } from './change.vocabulary';
+import { ChangeObject, readableObjects, SCOPES_OF_OBJECT } from './change.vocabulary';
 import { ChangeRow, ChangesRepository, comparePositions, FeedPosition } from './changes.repository';
 import { ListChangesQuery } from './list-changes.query';
 
 /** Route template of the feed: its cursors' route binding. */
 export const CHANGES_ROUTE = 'GET /v1/changes';
+
+/** What a feed cursor is bound to: the company and the types followed (in the vocabulary's order). */
+export function feedBinding(company: string, types: readonly ChangeObject[]): CursorBinding {
+  return { route: CHANGES_ROUTE, company, filters: { types: types.join(',') } };
+}
+
+/** The position a feed cursor holds; `400 INVALID_CURSOR` when it is not one of ours for `binding`. */
+export function openFeedCursor(codec: CursorCodec, cursor: string, binding: CursorBinding): FeedPosition {
+  const position = codec.open(cursor, binding);
+  const [xid, seq] = position;
+  if (position.length !== 2 || !/^\d{1,20}$/.test(String(xid)) || !/^\d{1,19}$/.test(String(seq))) {
+    throw new ApiError('INVALID_CURSOR', 'The cursor is not valid for this request.');
+  }
+  return [String(xid), String(seq)];
+}
 
 /** Before every entry. */
 const BEGINNING: FeedPosition = ['0', '0'];
@@ -37,9 +52,9 @@ export class ChangesService {
     const types = query.types ?? readable;
     const unreadable = types.find((type) => !readable.includes(type));
     if (unreadable) throw AuthErrors.insufficientScope(SCOPES_OF_OBJECT[unreadable]);
-    const binding: CursorBinding = { route: CHANGES_ROUTE, company: principal.companyId, filters: { types: types.join(',') } };
+    const binding = feedBinding(principal.companyId, types);
     if (query.start === 'now') return this.page([], query.limit, false, await this.changes.head(), binding);
-    const after = query.cursor === undefined ? BEGINNING : this.open(query.cursor, binding);
+    const after = query.cursor === undefined ? BEGINNING : openFeedCursor(this.codec, query.cursor, binding);
     const { rows, horizon } = await this.changes.page(principal.companyId, types, after, query.limit + 1);
     const hasMore = rows.length > query.limit;
     const served = rows.slice(0, query.limit);
@@ -50,15 +65,6 @@ export class ChangesService {
 
   private page(rows: ChangeRow[], limit: number, hasMore: boolean, next: FeedPosition, binding: CursorBinding): Page<ChangeDto> {
     return new Page(rows.map(presentChange), { limit, has_more: hasMore, next_cursor: this.codec.seal(binding, next) });
-  }
-
-  private open(cursor: string, binding: CursorBinding): FeedPosition {
-    const position = this.codec.open(cursor, binding);
-    const [xid, seq] = position;
-    if (position.length !== 2 || !/^\d{1,20}$/.test(String(xid)) || !/^\d{1,19}$/.test(String(seq))) {
-      throw new ApiError('INVALID_CURSOR', 'The cursor is not valid for this request.');
-    }
-    return [String(xid), String(seq)];
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
 import { ChangeRow, ChangesRepository, comparePositions, FeedPosition, FeedRead } from '../changes/changes.repository';
-import { CHANGES_ROUTE } from '../changes/changes.service';
+import { feedBinding } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { AppConfig } from '../config/app-config';
 import { TenantTransaction } from '../database/tenant-transaction';
@@ -86,7 +86,7 @@ export class WebhookDispatcher {
 
   /** The event of each entry as the endpoint receives it, with its cursor bound to the endpoint's types. */
   deliveriesOf(endpoint: EndpointRow, rows: ChangeRow[]): NewDelivery[] {
-    const binding = { route: CHANGES_ROUTE, company: endpoint.company_id, filters: { types: typesOf(endpoint).join(',') } };
+    const binding = feedBinding(endpoint.company_id, typesOf(endpoint));
     return rows.map((row) => {
       const event: WebhookEvent = {
         type: `${row.object}.${row.action}`,

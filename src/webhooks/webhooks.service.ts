@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { Injectable } from '@nestjs/common';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
 import { comparePositions, FeedPosition } from '../changes/changes.repository';
-import { CHANGES_ROUTE } from '../changes/changes.service';
+import { feedBinding, openFeedCursor } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { AdminError } from '../common/errors/admin-error';
 import { mintId, parseId } from '../common/ids/public-id';
@@ -148,10 +148,8 @@ export class WebhooksService {
   }
 
   private openCursor(endpoint: EndpointRow, cursor: string): FeedPosition {
-    const binding = { route: CHANGES_ROUTE, company: endpoint.company_id, filters: { types: typesOf(endpoint).join(',') } };
     try {
-      const [xid, seq] = this.codec.open(cursor, binding);
-      if (/^\d{1,20}$/.test(String(xid)) && /^\d{1,19}$/.test(String(seq))) return [String(xid), String(seq)];
+      return openFeedCursor(this.codec, cursor, feedBinding(endpoint.company_id, typesOf(endpoint)));
     } catch {
       // not one of this endpoint's cursors: said below
     }
