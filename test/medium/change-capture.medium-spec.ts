@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
+import { REFERENCED_ONLY } from '../../src/database/migrations/1765100000000-lean-change-capture';
 import { ChatRef, ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
@@ -211,21 +212,98 @@ describe('change capture: every tenant table a route shows', () => {
     expect(Object.keys(SCENARIOS).filter((t) => !tenantTables.includes(t))).toEqual([]);
   });
 
-  it('has the three change triggers (insert, update, delete) on every captured table', async () => {
-    const captured = tenantTables.filter((t) => !(t in NOT_SHOWN));
-    const triggers: Array<{ table: string; name: string }> = await db.query(
+  /** The change triggers of each table, by name. */
+  async function changeTriggers(): Promise<Map<string, string[]>> {
+    const rows: Array<{ table: string; name: string }> = await db.query(
       `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-       WHERE NOT t.tgisinternal AND c.relname = ANY ($1)`,
-      [captured],
+       WHERE NOT t.tgisinternal AND t.tgname LIKE '%\\_changes\\_%' ORDER BY 2`,
     );
-    for (const table of captured)
-      expect([
+    const byTable = new Map<string, string[]>();
+    for (const r of rows) byTable.set(r.table, [...(byTable.get(r.table) ?? []), r.name]);
+    return byTable;
+  }
+
+  it('has the three change triggers (insert, update, delete) on every captured table, the update one only on shared rows', async () => {
+    const triggers = await changeTriggers();
+    for (const table of tenantTables.filter((t) => !(t in NOT_SHOWN)))
+      expect([table, triggers.get(table)]).toEqual([
         table,
-        triggers
-          .filter((t) => t.table === table)
-          .map((t) => t.name)
-          .sort(),
-      ]).toEqual([table, expect.arrayContaining([`${table}_changes_delete`, `${table}_changes_insert`, `${table}_changes_update`])]);
+        REFERENCED_ONLY.includes(table)
+          ? [`${table}_changes_update`]
+          : [`${table}_changes_delete`, `${table}_changes_insert`, `${table}_changes_update`],
+      ]);
+  });
+
+  it('reaches every shared row without an insert trigger only through foreign keys from tables whose writes are logged', async () => {
+    // Why an insert or delete of such a row needs no entry: a new row is shown by nothing until
+    // a row referencing it is written (logged by that row's trigger), and a delete either
+    // cascades to the referencing rows (their delete trigger), sets their reference (their
+    // update trigger) or is refused.
+    const triggers = await changeTriggers();
+    const keys: Array<{ referenced: string; referencing: string; on_delete: string }> = await db.query(
+      `SELECT confrelid::regclass::text AS referenced, conrelid::regclass::text AS referencing, confdeltype AS on_delete
+       FROM pg_constraint WHERE contype = 'f' AND confrelid::regclass::text = ANY ($1) ORDER BY 1, 2`,
+      [REFERENCED_ONLY],
+    );
+    expect([...new Set(keys.map((k) => k.referenced))].sort()).toEqual([...REFERENCED_ONLY].sort());
+    for (const key of keys) {
+      const logged = triggers.get(key.referencing) ?? [];
+      expect([key, logged]).toEqual([key, expect.arrayContaining([`${key.referencing}_changes_update`])]);
+      if (key.on_delete === 'c' && !REFERENCED_ONLY.includes(key.referencing))
+        expect([key, logged]).toEqual([key, expect.arrayContaining([`${key.referencing}_changes_delete`])]);
+    }
+  });
+
+  it('logs nothing for a new shared row, and the object it starts showing when a link to it is written', async () => {
+    expect(
+      await entriesOf(`INSERT INTO tags (public_id, company_id, name) VALUES (app_public_id('tag_'), $1, 'novo')`, [company.id]),
+    ).toEqual([]);
+    const linked = await entriesOf(
+      `WITH t AS (INSERT INTO tags (public_id, company_id, name) VALUES (app_public_id('tag_'), $1, 'outro') RETURNING id)
+       INSERT INTO recording_tags (company_id, recording_id, tag_id) SELECT $1, $2, id FROM t`,
+      [company.id, meeting.id],
+    );
+    expect(linked).toEqual([{ ...updated('meeting', meeting), parent_id: null }]);
+  });
+
+  it('logs the parts of a record created earlier in the same transaction with its created entry only, and no others', async () => {
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    const other = db.createQueryRunner();
+    await other.connect();
+    try {
+      const people = (r: typeof runner) => new RecordingsFactory(r.manager, company.id);
+      await runner.startTransaction();
+      const first = await people(runner).recording('meeting', { owner: seller });
+      // Another transaction takes the next id and commits: it lies between this transaction's records.
+      const between = await people(other).recording('meeting', { owner: seller });
+      await other.release(); // the test's pool holds two connections
+      const last = await people(runner).recording('meeting', { owner: seller });
+      expect([Number(first.id) < Number(between.id), Number(between.id) < Number(last.id)]).toEqual([true, true]);
+      for (const r of [first, between, last])
+        await runner.query(`INSERT INTO recording_tags (company_id, recording_id, tag_id) VALUES ($1, $2, $3)`, [company.id, r.id, tag.id]);
+      const [{ xid }] = await runner.query('SELECT pg_current_xact_id()::text AS xid');
+      await runner.commitTransaction();
+      const logged = await db.query(`SELECT object_id, action, changed FROM change_log WHERE xid = $1::xid8 ORDER BY seq`, [xid]);
+      expect(logged).toEqual([
+        { object_id: first.publicId, action: 'created', changed: [] },
+        { object_id: last.publicId, action: 'created', changed: [] },
+        { object_id: between.publicId, action: 'updated', changed: ['details'] },
+      ]);
+      // The next transaction of the same session knows nothing of the previous one's records.
+      const next = await runner.manager.transaction(async (m) => {
+        await m.query(`DELETE FROM recording_tags WHERE recording_id = $1`, [last.id]);
+        const [{ xid }] = await m.query('SELECT pg_current_xact_id()::text AS xid');
+        return xid as string;
+      });
+      expect(await db.query(`SELECT object_id, action, changed FROM change_log WHERE xid = $1::xid8`, [next])).toEqual([
+        { object_id: last.publicId, action: 'updated', changed: ['details'] },
+      ]);
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+      if (!other.isReleased) await other.release();
+    }
   });
 
   it.each(Object.keys(SCENARIOS))('logs the right entries for a write to %s', async (table) => {

@@ -130,6 +130,41 @@ export const COMPACT_CHANGES = `CREATE OR REPLACE FUNCTION app_compact_changes(c
     RETURN merged;
   END $$`;
 
+/**
+ * `app_record_changes(rows)`: writes `change_row`s to the log, one entry per object, merged with
+ * the entry the transaction already wrote for it (on `constraint`, the unique key of an object's
+ * entry in a transaction): `deleted` wins, then `created`, else `updated` with the union of the parts.
+ */
+export const recordChangesFunction = (verb: 'CREATE' | 'CREATE OR REPLACE', constraint: string) =>
+  `${verb} FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF cardinality(rows) = 0 THEN RETURN; END IF;
+    WITH logged AS (
+      INSERT INTO change_log AS c (company_id, object, object_id, parent_id, action, changed)
+        SELECT r.company_id, r.object, r.object_id, max(r.parent_id),
+          CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
+          CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
+            ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
+        FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
+        GROUP BY r.company_id, r.object, r.object_id
+        ON CONFLICT ON CONSTRAINT ${constraint} DO UPDATE SET
+          action = CASE WHEN EXCLUDED.action = 'deleted' THEN 'deleted' WHEN c.action = 'created' THEN 'created' ELSE EXCLUDED.action END,
+          changed = CASE WHEN EXCLUDED.action = 'deleted' OR c.action = 'created' OR EXCLUDED.action = 'created' THEN '{}'::text[]
+            ELSE app_changed_union(c.changed, EXCLUDED.changed) END
+        -- Nothing to say: already deleted; created and now completed (a bulk insert's parts); the parts already named.
+        WHERE c.action <> 'deleted' AND NOT (c.action = 'created' AND EXCLUDED.action = 'updated')
+          AND NOT (c.action = 'updated' AND EXCLUDED.action = 'updated' AND EXCLUDED.changed <@ c.changed)
+        RETURNING c.company_id, c.object, c.object_id, c.action
+    )
+    -- A change to a record's parts moves the record's updated_at: only where an entry was written
+    -- or widened (not for the parts of a record created in this transaction); its own changes
+    -- already did (app_touch_recording), which the condition on updated_at recognises.
+    UPDATE recordings r SET updated_at = now()
+      FROM logged x
+      WHERE x.object IN ('meeting', 'call') AND x.action = 'updated'
+        AND r.company_id = x.company_id AND r.public_id = x.object_id AND r.updated_at < now();
+  END $$`;
+
 const PLATFORM = [
   `CREATE TABLE change_log (
     company_id bigint NOT NULL REFERENCES companies (id),
@@ -156,34 +191,7 @@ const PLATFORM = [
     SELECT coalesce(array_agg(p ORDER BY array_position(ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages'], p)), '{}')
     FROM (SELECT DISTINCT unnest(a || b) AS p) parts
   $$`,
-  `CREATE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
-  BEGIN
-    IF cardinality(rows) = 0 THEN RETURN; END IF;
-    WITH logged AS (
-      INSERT INTO change_log AS c (company_id, object, object_id, parent_id, action, changed)
-        SELECT r.company_id, r.object, r.object_id, max(r.parent_id),
-          CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
-          CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
-            ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
-        FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
-        GROUP BY r.company_id, r.object, r.object_id
-        ON CONFLICT ON CONSTRAINT change_log_transaction_object_key DO UPDATE SET
-          action = CASE WHEN EXCLUDED.action = 'deleted' THEN 'deleted' WHEN c.action = 'created' THEN 'created' ELSE EXCLUDED.action END,
-          changed = CASE WHEN EXCLUDED.action = 'deleted' OR c.action = 'created' OR EXCLUDED.action = 'created' THEN '{}'::text[]
-            ELSE app_changed_union(c.changed, EXCLUDED.changed) END
-        -- Nothing to say: already deleted; created and now completed (a bulk insert's parts); the parts already named.
-        WHERE c.action <> 'deleted' AND NOT (c.action = 'created' AND EXCLUDED.action = 'updated')
-          AND NOT (c.action = 'updated' AND EXCLUDED.action = 'updated' AND EXCLUDED.changed <@ c.changed)
-        RETURNING c.company_id, c.object, c.object_id, c.action
-    )
-    -- A change to a record's parts moves the record's updated_at: only where an entry was written
-    -- or widened (not for the parts of a record created in this transaction); its own changes
-    -- already did (app_touch_recording), which the condition on updated_at recognises.
-    UPDATE recordings r SET updated_at = now()
-      FROM logged x
-      WHERE x.object IN ('meeting', 'call') AND x.action = 'updated'
-        AND r.company_id = x.company_id AND r.public_id = x.object_id AND r.updated_at < now();
-  END $$`,
+  recordChangesFunction('CREATE', 'change_log_transaction_object_key'),
   `CREATE FUNCTION app_touch_recording() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF (to_jsonb(NEW) - 'updated_at') IS DISTINCT FROM (to_jsonb(OLD) - 'updated_at') THEN
@@ -198,53 +206,86 @@ const PLATFORM = [
 ];
 
 /** How one table's rows map to the objects whose routes show them. */
-interface Capture {
+export interface Capture {
   table: string;
   /**
    * `change_row`s for the rows of the transition table `rows`, changed by `op`: 'created',
    * 'updated' or 'deleted' for an insert, update or delete of the table's rows.
    */
   rows(rows: string, op: 'created' | 'updated' | 'deleted'): string;
-  /** UPDATE only: the rows whose change is real (default: every updated row). */
-  updatedRows?: string;
+  /** The statements run for an INSERT, when the entries are written otherwise than from `rows(new_rows, 'created')`. */
+  inserted?: string;
+  /**
+   * The same capture, dropping before any lookup the transition table's rows whose parent
+   * (`column`, an id of `table`) `filter` rejects.
+   */
+  skipping?(filter: (table: string, column: string) => string): Capture;
 }
 
+/** ` WHERE filter` on a transition table's rows, or nothing. */
+const where = (filter?: string) => (filter ? ` WHERE ${filter}` : '');
+
 /** Rows of `alias` that are not objects created in this transaction (`rows`: the statement's transition table). */
-const notCreatedHere = (alias: string, rows: string) =>
+export const notCreatedHere = (alias: string, rows: string) =>
   `NOT (${alias}.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM ${rows}))) ? ${alias}.public_id)`;
 
-/** A part of a meeting or call: the record, `updated` with `parts` (nothing for a record created in this transaction). */
-const part = (table: string, parts: string[]): Capture => ({
+/** Meetings and calls themselves: their real changes (not of `updated_at` alone), `transcript` when its status moved. */
+const recordings = (filter?: string): Capture => ({
+  table: 'recordings',
+  skipping: (f) => recordings(f('recordings', 'n.id')),
+  rows: (rows, op) =>
+    op === 'updated'
+      ? `SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
+           CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ARRAY['details', 'transcript'] ELSE ARRAY['details'] END
+         )::change_row
+         FROM new_rows n JOIN old_rows o ON o.id = n.id
+         WHERE (to_jsonb(n) - 'updated_at') IS DISTINCT FROM (to_jsonb(o) - 'updated_at')${filter ? ` AND ${filter}` : ''}`
+      : `SELECT ROW(t.company_id, t.kind, t.public_id, NULL, '${op}', '{}'::text[])::change_row FROM ${rows} t`,
+});
+
+/**
+ * A part of a meeting or call: the record, `updated` with `parts` (nothing for a record created
+ * in this transaction). `filter`: which of the part's rows to look up at all.
+ */
+const part = (table: string, parts: string[], filter?: string): Capture => ({
   table,
+  skipping: (f) => part(table, parts, f('recordings', 'recording_id')),
   rows: (rows) => `SELECT ROW(r.company_id, r.kind, r.public_id, NULL, 'updated', ${partsArray(parts)})::change_row
-    FROM (SELECT DISTINCT company_id, recording_id FROM ${rows}) t JOIN recordings r ON r.id = t.recording_id AND r.company_id = t.company_id
+    FROM (SELECT DISTINCT company_id, recording_id FROM ${rows}${where(filter)}) t JOIN recordings r ON r.id = t.recording_id AND r.company_id = t.company_id
     WHERE ${notCreatedHere('r', rows)}`,
 });
 
 /** A part of a conversation of `channel`: the conversation, `updated` with `parts` (nothing for one created in this transaction). */
-const conversationPart = (table: string, channel: 'email' | 'chat', parts: string[]): Capture => ({
+const conversationPart = (table: string, channel: 'email' | 'chat', parts: string[], filter?: string): Capture => ({
   table,
+  skipping: (f) => conversationPart(table, channel, parts, f(`${channel}_conversations`, 'conversation_id')),
   rows: (rows) => `SELECT ROW(c.company_id, '${channel}', c.public_id, NULL, 'updated', ${partsArray(parts)})::change_row
-    FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}) t
+    FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}${where(filter)}) t
     JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
     WHERE ${notCreatedHere('c', rows)}`,
 });
 
 /** A conversation, or a message of one (with its conversation's `messages` when one arrives or is removed). */
-const conversation = (channel: 'email' | 'chat'): Capture => ({
+const conversation = (channel: 'email' | 'chat', filter?: string): Capture => ({
   table: `${channel}_conversations`,
-  rows: (rows, op) => `SELECT ROW(t.company_id, '${channel}', t.public_id, NULL, '${op}', ${details(op)})::change_row FROM ${rows} t`,
+  skipping: (f) => conversation(channel, f(`${channel}_conversations`, 'id')),
+  rows: (rows, op) =>
+    `SELECT ROW(t.company_id, '${channel}', t.public_id, NULL, '${op}', ${details(op)})::change_row FROM ${rows} t${op === 'updated' ? where(filter) : ''}`,
 });
-const message = (channel: 'email' | 'chat'): Capture => ({
+const message = (channel: 'email' | 'chat', filter?: string): Capture => ({
   table: `${channel}_messages`,
+  skipping: (f) => message(channel, f(`${channel}_conversations`, 'conversation_id')),
   rows: (rows, op) => `SELECT ROW(t.company_id, '${channel}_message', t.public_id, c.public_id, '${op}', ${details(op)})::change_row
       FROM ${rows} t JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
     UNION ALL
-    SELECT ROW(c.company_id, '${channel}', c.public_id, NULL, 'updated', ARRAY['messages'])::change_row
-      FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}) t
-      JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
-      WHERE '${op}' <> 'updated' AND ${notCreatedHere('c', rows)}`,
+    ${arrivals(channel, rows, op, filter)}`,
 });
+/** A conversation's `messages` when messages arrive or are removed (nothing for one created in this transaction). */
+export const arrivals = (channel: 'email' | 'chat', rows: string, op: string, filter?: string) =>
+  `SELECT ROW(c.company_id, '${channel}', c.public_id, NULL, 'updated', ARRAY['messages'])::change_row
+      FROM (SELECT DISTINCT company_id, conversation_id FROM ${rows}${where(filter)}) t
+      JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
+      WHERE '${op}' <> 'updated' AND ${notCreatedHere('c', rows)}`;
 
 /** Records, emails and chats that show the users in `users` (a query of `id`, `company_id`). */
 const showingUsers = (users: string) => `
@@ -281,23 +322,13 @@ const linked = (table: string, links: Array<[link: string, column: string, objec
         .join('\n UNION '),
   }) satisfies Capture;
 
-const partsArray = (parts: string[]) => `ARRAY[${parts.map((p) => `'${p}'`).join(', ')}]::text[]`;
-const details = (op: string) => (op === 'updated' ? `ARRAY['details']::text[]` : `'{}'::text[]`);
+export const partsArray = (parts: string[]) => `ARRAY[${parts.map((p) => `'${p}'`).join(', ')}]::text[]`;
+export const details = (op: string) => (op === 'updated' ? `ARRAY['details']::text[]` : `'{}'::text[]`);
 const DETAILS = ['details'];
 
-/** Every tenant table a route shows, and the objects its rows belong to. */
+/** Every tenant table a route shows, and the objects its rows belong to (as first built; see the lean capture migration). */
 export const CAPTURE: Capture[] = [
-  {
-    table: 'recordings',
-    rows: (rows, op) =>
-      op === 'updated'
-        ? `SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
-             CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ARRAY['details', 'transcript'] ELSE ARRAY['details'] END
-           )::change_row
-           FROM new_rows n JOIN old_rows o ON o.id = n.id
-           WHERE (to_jsonb(n) - 'updated_at') IS DISTINCT FROM (to_jsonb(o) - 'updated_at')`
-        : `SELECT ROW(t.company_id, t.kind, t.public_id, NULL, '${op}', '{}'::text[])::change_row FROM ${rows} t`,
-  },
+  recordings(),
   part('transcripts', ['details', 'transcript']),
   part('recording_evaluations', ['details', 'evaluation']),
   part('recording_answers', ['details', 'answers']),
@@ -352,7 +383,7 @@ export function captureFunctionOf(c: Capture): string {
   return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
-        PERFORM app_record_changes(ARRAY(${c.rows('new_rows', 'created')}));
+        ${c.inserted ?? `PERFORM app_record_changes(ARRAY(${c.rows('new_rows', 'created')}));`}
       ELSIF TG_OP = 'DELETE' THEN
         PERFORM app_record_changes(ARRAY(${c.rows('old_rows', 'deleted')}));
       ELSE
@@ -365,7 +396,7 @@ export function captureFunctionOf(c: Capture): string {
     END $$`;
 }
 
-function triggerStatementsOf(c: Capture): string[] {
+export function triggerStatementsOf(c: Capture): string[] {
   const fn = `app_changes_${c.table}`;
   return [
     `CREATE TRIGGER ${c.table}_changes_insert AFTER INSERT ON ${c.table}

@@ -12,6 +12,7 @@ import { ChangeFeed1764800000000 } from './1764800000000-change-feed';
 import { ConversationActivityLock1764900000000 } from './1764900000000-conversation-activity-lock';
 import { ChangeCaptureSkipsCreated1764950000000 } from './1764950000000-change-capture-skips-created';
 import { Webhooks1765000000000 } from './1765000000000-webhooks';
+import { LeanChangeCapture1765100000000 } from './1765100000000-lean-change-capture';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ConversationActivityLock1764900000000,
   ChangeCaptureSkipsCreated1764950000000,
   Webhooks1765000000000,
+  LeanChangeCapture1765100000000,
 ];
