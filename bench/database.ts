@@ -57,6 +57,11 @@ export class BenchDatabase {
    */
   async vacuumAnalyze(): Promise<void> {
     await this.owner.query('VACUUM (ANALYZE)');
+    await this.checkpoint();
+  }
+
+  /** A `CHECKPOINT`, where the connection may run one: what is dirty so far is written out before a measurement. */
+  async checkpoint(): Promise<void> {
     const superuser = this.embedded ? new Client({ connectionString: this.embedded.superUrl }) : this.owner;
     try {
       if (superuser !== this.owner) await superuser.connect();

@@ -15,6 +15,8 @@ describe('bench options', () => {
       deepOffset: 50_000,
       scaleFrom: 10_000,
       scaleTo: 1_000_000,
+      triggerMeetings: 1_000_000,
+      triggerRounds: 5,
       docs: 'docs/BENCHMARKS.md',
     });
   });
@@ -28,12 +30,15 @@ describe('bench options', () => {
     });
   });
 
-  it.each([[['--meetings', 'many']], [['--connections', '0']], [['--duration', '1.5']], [['--scale-from', '5000', '--scale-to', '5000']]])(
-    'refuses %j',
-    (argv) => {
-      expect(() => parseBenchOptions(argv)).toThrow(/must/);
-    },
-  );
+  it.each([
+    [['--meetings', 'many']],
+    [['--connections', '0']],
+    [['--duration', '1.5']],
+    [['--scale-from', '5000', '--scale-to', '5000']],
+    [['--trigger-rounds', '0']],
+  ])('refuses %j', (argv) => {
+    expect(() => parseBenchOptions(argv)).toThrow(/must/);
+  });
 
   it('splits every total across the companies without losing or inventing a record, half to the first', () => {
     fc.assert(

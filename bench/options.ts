@@ -21,8 +21,9 @@ export interface BenchOptions {
   /** Meetings of the scaling pass's company, small and large; `scaleTo` 0 skips the pass. */
   scaleFrom: number;
   scaleTo: number;
-  /** Meetings `seed:volume` writes with and without the change triggers (one round each); 0 skips the comparison. */
+  /** Meetings `seed:volume` writes with the change triggers and as many without (0 skips the comparison), in `triggerRounds` alternating rounds. */
   triggerMeetings: number;
+  triggerRounds: number;
   /** Seconds of each webhook latency run at 100 changes/s (0 skips the webhook pass), and the throughput backlog's changes. */
   webhookSeconds: number;
   webhookBacklog: number;
@@ -37,7 +38,7 @@ export interface BenchOptions {
 
 const USAGE = `npm run bench -- [--meetings N] [--calls N] [--emails N] [--chats N] [--email-messages N]
   [--chat-messages N] [--companies N] [--duration S] [--warmup S] [--connections N] [--rounds N] [--deep-offset N]
-  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)]
+  [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)] [--trigger-rounds N]
   [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
@@ -59,6 +60,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'scale-from': { type: 'string', default: '10000' },
       'scale-to': { type: 'string', default: '1000000' },
       'trigger-meetings': { type: 'string', default: '1000000' },
+      'trigger-rounds': { type: 'string', default: '5' },
       'webhook-seconds': { type: 'string', default: '20' },
       'webhook-backlog': { type: 'string', default: '10000' },
       keep: { type: 'boolean', default: false },
@@ -94,6 +96,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     scaleFrom: int('scale-from', 200),
     scaleTo: int('scale-to', 0),
     triggerMeetings: int('trigger-meetings', 0),
+    triggerRounds: int('trigger-rounds', 1),
     webhookSeconds: int('webhook-seconds', 0),
     webhookBacklog: int('webhook-backlog', 100),
     keep: Boolean(values.keep),

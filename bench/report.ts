@@ -68,6 +68,12 @@ const byName = (list: Measurement[], name: string): Measurement => {
 };
 
 const times = (x: number) => `${round(x, 2)}×`;
+/** The sum of a pass's seconds, to a tenth. */
+const seconds = (xs: number[]) =>
+  round(
+    xs.reduce((a, b) => a + b, 0),
+    1,
+  );
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The feed's throughput at both ends of one pass and its flatness between them (none if the pass did not read the feed). */
@@ -143,7 +149,7 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
     const o = report.feed.trigger_overhead;
     targets.push({
       target: `seed:volume with the change triggers ≤ 1.25× without (${o.meetings.toLocaleString('en')} meetings)`,
-      measured: `${times(o.ratio)} (${o.with_seconds.join(', ')} s vs ${o.without_seconds.join(', ')} s)`,
+      measured: `${times(o.ratio)} (${seconds(o.with_seconds)} s vs ${seconds(o.without_seconds)} s in ${o.with_seconds.length} alternating rounds)`,
       met: o.ratio <= 1.25,
     });
   }

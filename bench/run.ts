@@ -242,8 +242,10 @@ async function main(): Promise<void> {
     log('change-log storage: everything compacted as if older than CHANGES_COMPACT_AFTER');
     feed.storage = await storageAfterCompaction(db, env);
     if (o.triggerMeetings > 0) {
-      log(`change triggers' write overhead: seed:volume of ${o.triggerMeetings} meetings with and without them, side by side`);
-      feed.trigger_overhead = await triggerOverhead(db, env, o.triggerMeetings, 1, log);
+      log(
+        `change triggers' write overhead: seed:volume of ${o.triggerMeetings} meetings with and without them, ${o.triggerRounds} alternating rounds`,
+      );
+      feed.trigger_overhead = await triggerOverhead(db, env, o.triggerMeetings, o.triggerRounds, log);
     }
 
     const sideBySide = { env, tmp, tenant, settings, rounds: o.rounds };

@@ -1,6 +1,11 @@
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
-import { REFERENCED_ONLY } from '../../src/database/migrations/1765100000000-lean-change-capture';
+import {
+  KEY_BACKFILL,
+  LEAN_CAPTURE,
+  leanFunctionOf,
+  REFERENCED_ONLY,
+} from '../../src/database/migrations/1765100000000-lean-change-capture';
 import { ChatRef, ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
@@ -359,5 +364,58 @@ describe('change capture: every tenant table a route shows', () => {
       return made.ref;
     });
     expect(await entriesIn(removed.xid)).toEqual([{ object_id: made.ref.publicId, action: 'deleted', changed: [] }]);
+  });
+
+  it('builds every change row of every capture with its object row’s id', () => {
+    for (const capture of LEAN_CAPTURE) {
+      const sql = leanFunctionOf(capture);
+      const rows = sql.match(/::change_row/g) ?? [];
+      const keyed = sql.match(/ROW\((\w+)\.company_id,[^;]*?, \1\.id\)::change_row/g) ?? [];
+      expect([capture.table, keyed.length]).toEqual([capture.table, rows.length]);
+    }
+  });
+
+  it('gives the entries logged before object keys existed their row’s id, and each removed object a negative key of its own', async () => {
+    const people = new RecordingsFactory(db, company.id);
+    const kept = await people.recording('meeting', { owner: seller });
+    await db.query(`UPDATE recordings SET title = 'editado' WHERE id = $1`, [kept.id]);
+    const removed = [await people.recording('call', { owner: seller }), await people.recording('call', { owner: seller })];
+    for (const r of removed) {
+      await db.query(`UPDATE recordings SET title = 'editado' WHERE id = $1`, [r.id]);
+      await db.query(`DELETE FROM recordings WHERE id = $1`, [r.id]);
+    }
+    const keysOf = (m: DataSource['manager']) =>
+      m.query(`SELECT object_id, object_key::text AS key, action FROM change_log WHERE company_id = $1 ORDER BY xid, seq`, [
+        company.id,
+      ]) as Promise<Array<{ object_id: string; key: string; action: string }>>;
+    const before = await keysOf(db.manager);
+    expect(before.filter((e) => e.object_id === kept.publicId).map((e) => e.key)).toEqual([kept.id, kept.id]);
+    const after = await db
+      .transaction(async (m) => {
+        await m.query(`ALTER TABLE change_log ALTER COLUMN object_key DROP NOT NULL`);
+        await m.query(`UPDATE change_log SET object_key = NULL WHERE company_id = $1`, [company.id]);
+        for (const sql of KEY_BACKFILL) await m.query(sql);
+        const keys = await keysOf(m);
+        throw Object.assign(new Error('roll back'), { keys });
+      })
+      .catch((e: { keys?: Awaited<ReturnType<typeof keysOf>> }) => e.keys!);
+    // Every object still there gets its row's id back (the meeting here, and whatever this spec made before).
+    const rows: Array<{ public_id: string }> = await db.query(
+      ['recordings', 'email_conversations', 'email_messages', 'chat_conversations', 'chat_messages']
+        .map((table) => `SELECT public_id FROM ${table} WHERE company_id = $1`)
+        .join(' UNION ALL '),
+      [company.id],
+    );
+    const live = (e: { object_id: string }) => rows.some((r) => r.public_id === e.object_id);
+    expect(after.filter(live)).toEqual(before.filter(live));
+    expect(after.filter(live).length).toBeGreaterThan(10);
+    expect(after.filter((e) => e.object_id === kept.publicId).map((e) => e.key)).toEqual([kept.id, kept.id]);
+    const removedKeys = removed.map((r) => [...new Set(after.filter((e) => e.object_id === r.publicId).map((e) => e.key))]);
+    expect(removedKeys.map((keys) => [keys.length, Number(keys[0]) < 0])).toEqual([
+      [1, true],
+      [1, true],
+    ]);
+    expect(removedKeys[0][0]).not.toEqual(removedKeys[1][0]);
+    expect(await keysOf(db.manager)).toEqual(before);
   });
 });

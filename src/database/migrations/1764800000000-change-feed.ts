@@ -84,69 +84,76 @@ export const CREATED_HERE = [
   $$`,
 ];
 
+/** The column of `change_log` that tells objects apart: their public id, or (since the lean capture migration) their row's id. */
+export type ObjectKey = 'object_id' | 'object_key';
+
 /**
  * Compaction: an object's entries older than the cutoff are merged into its newest. A `deleted`
  * among them wins (an id is never used again, so a removed object stays removed, even when an
  * older-started transaction's `updated` entry sorts after its deletion), then `created` (read it
- * all), else the union of the parts.
+ * all), else the union of the parts. `key`: the column that tells objects apart.
  */
-export const COMPACT_CHANGES = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
+export const compactChanges = (
+  key: ObjectKey,
+) => `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   DECLARE merged integer;
   BEGIN
     -- One compactor at a time across instances: the others skip this batch.
     IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
     WITH objects AS (
-      SELECT DISTINCT c.company_id, c.object, c.object_id
+      SELECT DISTINCT c.company_id, c.object, c.${key}
       FROM change_log c
       WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
         AND EXISTS (SELECT 1 FROM change_log n
-                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_id = c.object_id
+                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.${key} = c.${key}
                       AND (n.xid, n.seq) > (c.xid, c.seq) AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
       LIMIT batch
     ), survivors AS (
-      SELECT DISTINCT ON (n.company_id, n.object, n.object_id) n.company_id, n.object, n.object_id, n.xid, n.seq, n.action, n.changed
-      FROM objects o JOIN change_log n USING (company_id, object, object_id)
+      SELECT DISTINCT ON (n.company_id, n.object, n.${key}) n.company_id, n.object, n.${key}, n.xid, n.seq, n.action, n.changed
+      FROM objects o JOIN change_log n USING (company_id, object, ${key})
       WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY n.company_id, n.object, n.object_id, n.xid DESC, n.seq DESC
+      ORDER BY n.company_id, n.object, n.${key}, n.xid DESC, n.seq DESC
     ), removed AS (
       DELETE FROM change_log c USING survivors s
-      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_id = s.object_id
+      WHERE c.company_id = s.company_id AND c.object = s.object AND c.${key} = s.${key}
         AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
-      RETURNING c.company_id, c.object, c.object_id, c.action, c.changed
+      RETURNING c.company_id, c.object, c.${key}, c.action, c.changed
     ), folded AS (
-      SELECT company_id, object, object_id, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
+      SELECT company_id, object, ${key}, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
         app_changed_union('{}', array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL)) AS changed
       FROM removed LEFT JOIN LATERAL unnest(removed.changed) p ON true
-      GROUP BY company_id, object, object_id
+      GROUP BY company_id, object, ${key}
     )
     UPDATE change_log c SET
       action = CASE WHEN s.action = 'deleted' OR f.deleted THEN 'deleted' WHEN s.action = 'created' OR f.created THEN 'created' ELSE 'updated' END,
       changed = CASE WHEN s.action = 'deleted' OR f.deleted OR s.action = 'created' OR f.created THEN '{}'::text[]
         ELSE app_changed_union(s.changed, f.changed) END
-    FROM survivors s JOIN folded f USING (company_id, object, object_id)
+    FROM survivors s JOIN folded f USING (company_id, object, ${key})
     WHERE c.company_id = s.company_id AND c.xid = s.xid AND c.seq = s.seq;
     GET DIAGNOSTICS merged = ROW_COUNT;
     RETURN merged;
   END $$`;
+export const COMPACT_CHANGES = compactChanges('object_id');
 
 /**
  * `app_record_changes(rows)`: writes `change_row`s to the log, one entry per object, merged with
  * the entry the transaction already wrote for it (on `constraint`, the unique key of an object's
  * entry in a transaction): `deleted` wins, then `created`, else `updated` with the union of the parts.
+ * `key`: the column that tells objects apart (`object_key` once the lean capture migration added it).
  */
-export const recordChangesFunction = (verb: 'CREATE' | 'CREATE OR REPLACE', constraint: string) =>
+export const recordChangesFunction = (verb: 'CREATE' | 'CREATE OR REPLACE', constraint: string, key: ObjectKey = 'object_id') =>
   `${verb} FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
     WITH logged AS (
-      INSERT INTO change_log AS c (company_id, object, object_id, parent_id, action, changed)
-        SELECT r.company_id, r.object, r.object_id, max(r.parent_id),
+      INSERT INTO change_log AS c (company_id, object, object_id, ${key === 'object_key' ? 'object_key, ' : ''}parent_id, action, changed)
+        SELECT r.company_id, r.object, ${key === 'object_key' ? 'max(r.object_id), r.object_key' : 'r.object_id'}, max(r.parent_id),
           CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
           CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
             ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
         FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
-        GROUP BY r.company_id, r.object, r.object_id
+        GROUP BY r.company_id, r.object, r.${key}
         ON CONFLICT ON CONSTRAINT ${constraint} DO UPDATE SET
           action = CASE WHEN EXCLUDED.action = 'deleted' THEN 'deleted' WHEN c.action = 'created' THEN 'created' ELSE EXCLUDED.action END,
           changed = CASE WHEN EXCLUDED.action = 'deleted' OR c.action = 'created' OR EXCLUDED.action = 'created' THEN '{}'::text[]
@@ -154,7 +161,7 @@ export const recordChangesFunction = (verb: 'CREATE' | 'CREATE OR REPLACE', cons
         -- Nothing to say: already deleted; created and now completed (a bulk insert's parts); the parts already named.
         WHERE c.action <> 'deleted' AND NOT (c.action = 'created' AND EXCLUDED.action = 'updated')
           AND NOT (c.action = 'updated' AND EXCLUDED.action = 'updated' AND EXCLUDED.changed <@ c.changed)
-        RETURNING c.company_id, c.object, c.object_id, c.action
+        RETURNING c.company_id, c.object, c.${key}, c.action
     )
     -- A change to a record's parts moves the record's updated_at: only where an entry was written
     -- or widened (not for the parts of a record created in this transaction); its own changes
@@ -162,7 +169,7 @@ export const recordChangesFunction = (verb: 'CREATE' | 'CREATE OR REPLACE', cons
     UPDATE recordings r SET updated_at = now()
       FROM logged x
       WHERE x.object IN ('meeting', 'call') AND x.action = 'updated'
-        AND r.company_id = x.company_id AND r.public_id = x.object_id AND r.updated_at < now();
+        AND r.company_id = x.company_id AND ${key === 'object_key' ? 'r.id = x.object_key' : 'r.public_id = x.object_id'} AND r.updated_at < now();
   END $$`;
 
 const PLATFORM = [
