@@ -233,9 +233,12 @@ describe('change capture: every tenant table a route shows', () => {
     for (const table of tenantTables.filter((t) => !(t in NOT_SHOWN)))
       expect([table, triggers.get(table)]).toEqual([
         table,
-        REFERENCED_ONLY.includes(table)
-          ? [`${table}_changes_update`]
-          : [`${table}_changes_delete`, `${table}_changes_insert`, `${table}_changes_update`],
+        // Users keep an insert trigger that only notes their ids (for their memberships).
+        table === 'users'
+          ? [`${table}_changes_insert`, `${table}_changes_update`]
+          : REFERENCED_ONLY.includes(table)
+            ? [`${table}_changes_update`]
+            : [`${table}_changes_delete`, `${table}_changes_insert`, `${table}_changes_update`],
       ]);
   });
 
@@ -269,6 +272,22 @@ describe('change capture: every tenant table a route shows', () => {
       [company.id, meeting.id],
     );
     expect(linked).toEqual([{ ...updated('meeting', meeting), parent_id: null }]);
+    // A new user's membership changes nothing yet; an existing user's shows on what shows the user.
+    const joined = `WITH u AS (INSERT INTO users (public_id, company_id, name, email) VALUES (app_public_id('usr_'), $1, 'Nova', $2) RETURNING id)
+      INSERT INTO team_memberships (company_id, user_id, team_id, role, is_default) SELECT $1, id, $3, 'participant', false FROM u`;
+    expect(await entriesOf(joined, [company.id, `nova.${company.publicId.slice(4, 12)}@empresa.com.br`, team.id])).toEqual([]);
+    const other = await new RecordingsFactory(db, company.id).team('Outro');
+    expect(
+      await entriesOf(
+        `INSERT INTO team_memberships (company_id, user_id, team_id, role, is_default) VALUES ($1, $2, $3, 'participant', false)`,
+        [company.id, seller.id, other.id],
+      ),
+    ).toEqual(
+      expect.arrayContaining([
+        { ...updated('meeting', meeting), parent_id: null },
+        { ...updated('chat', chat), parent_id: null },
+      ]),
+    );
   });
 
   it('logs the parts of a record created earlier in the same transaction with its created entry only, and no others', async () => {

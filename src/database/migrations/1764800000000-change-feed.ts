@@ -91,7 +91,9 @@ export type ObjectKey = 'object_id' | 'object_key';
  * Compaction: an object's entries older than the cutoff are merged into its newest. A `deleted`
  * among them wins (an id is never used again, so a removed object stays removed, even when an
  * older-started transaction's `updated` entry sorts after its deletion), then `created` (read it
- * all), else the union of the parts. `key`: the column that tells objects apart.
+ * all), else the union of the parts. `key`: the column that tells objects apart (with `object_key`,
+ * whose unique index holds one entry per object and transaction, a newer entry is one of a later
+ * transaction: a range of that index).
  */
 export const compactChanges = (
   key: ObjectKey,
@@ -107,7 +109,7 @@ export const compactChanges = (
       WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
         AND EXISTS (SELECT 1 FROM change_log n
                     WHERE n.company_id = c.company_id AND n.object = c.object AND n.${key} = c.${key}
-                      AND (n.xid, n.seq) > (c.xid, c.seq) AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
+                      AND ${key === 'object_key' ? 'n.xid > c.xid' : '(n.xid, n.seq) > (c.xid, c.seq)'} AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
       LIMIT batch
     ), survivors AS (
       SELECT DISTINCT ON (n.company_id, n.object, n.${key}) n.company_id, n.object, n.${key}, n.xid, n.seq, n.action, n.changed
@@ -311,6 +313,13 @@ const showingUsers = (users: string) => `
     JOIN mailboxes mb ON mb.id = cm.mailbox_id
     WHERE (mb.company_id, mb.owner_id) IN (SELECT company_id, id FROM (${users}) u)`;
 
+/** A user's team memberships: the records, emails and chats that show the user (with its team). */
+const memberships = (filter?: string): Capture => ({
+  table: 'team_memberships',
+  skipping: (f) => memberships(f('users', 'user_id')),
+  rows: (rows) => showingUsers(`SELECT company_id, user_id AS id FROM ${rows}${where(filter)}`),
+});
+
 /** Records (and conversations) linked to the rows of a shared table through link tables. */
 const linked = (table: string, links: Array<[link: string, column: string, object: 'recording' | 'email' | 'chat', parts: string[]]>) =>
   ({
@@ -352,7 +361,7 @@ export const CAPTURE: Capture[] = [
       FROM recordings r WHERE (r.company_id, r.template_id) IN (SELECT company_id, id FROM ${rows})`,
   },
   { table: 'users', rows: (rows) => showingUsers(`SELECT company_id, id FROM ${rows}`) },
-  { table: 'team_memberships', rows: (rows) => showingUsers(`SELECT company_id, user_id AS id FROM ${rows}`) },
+  memberships(),
   {
     table: 'teams',
     rows: (rows) =>

@@ -68,7 +68,7 @@ export class LeanChangeCapture1765100000000 implements MigrationInterface {
       ...NOTES,
       ...LEAN_CAPTURE.map(leanFunctionOf),
       ...REFERENCED_ONLY.flatMap((table) => [
-        `DROP TRIGGER ${table}_changes_insert ON ${table}`,
+        ...(table in INSERTED ? [] : [`DROP TRIGGER ${table}_changes_insert ON ${table}`]),
         `DROP TRIGGER ${table}_changes_delete ON ${table}`,
       ]),
     ])
@@ -78,7 +78,9 @@ export class LeanChangeCapture1765100000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     const referencedOnly = CAPTURE.filter((c) => REFERENCED_ONLY.includes(c.table));
     for (const sql of [
-      ...referencedOnly.flatMap(triggerStatementsOf).filter((sql) => !/_changes_update /.test(sql)),
+      ...referencedOnly
+        .flatMap(triggerStatementsOf)
+        .filter((sql) => !/_changes_update /.test(sql) && !(/_changes_insert /.test(sql) && /ON users\b/.test(sql))),
       ...CAPTURE.map(captureFunctionOf),
       `DROP FUNCTION app_note_created(text, int8multirange)`,
       `DROP FUNCTION app_created_ids(text)`,
@@ -94,7 +96,12 @@ export class LeanChangeCapture1765100000000 implements MigrationInterface {
   }
 }
 
-/** Shared rows shown only through a foreign key from a captured table: their inserts and deletes log nothing themselves. */
+/**
+ * Shared rows shown only through a foreign key from a captured table: their inserts and deletes
+ * log nothing themselves. (Users keep an insert trigger that only notes their ids: a new user's
+ * team memberships change nothing an entry of this transaction does not already cover, and
+ * finding the records that show a user scans tables that have no index by user.)
+ */
 export const REFERENCED_ONLY = ['users', 'teams', 'templates', 'tags', 'competitors', 'skills', 'accounts', 'mailboxes'];
 
 /**
@@ -170,6 +177,7 @@ const noteCreated = (table: string) => `PERFORM app_note_created('${table}', (SE
 
 /** What an INSERT into an object's table runs: its `created` entries, straight from the transition table. */
 const INSERTED: Record<string, string> = {
+  users: noteCreated('users'),
   recordings: `${noteCreated('recordings')}
         ${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created' FROM new_rows t`)}`,
   ...Object.fromEntries(
