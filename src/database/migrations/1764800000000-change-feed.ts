@@ -37,6 +37,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Indexes: the primary key `(company_id, xid, seq)` serves the feed (a range walk from the
  * cursor); `change_log_transaction_object_key` the merge; `change_log_object_idx` compaction's
  * "is there a newer entry of this object"; `change_log_committed_idx` its candidates.
+ *
+ * As first built. Since `1765100000000-lean-change-capture`, entries carry `object_key` and one
+ * unique index `(company_id, object, object_key, xid)` replaces the merge's and compaction's.
  */
 export class ChangeFeed1764800000000 implements MigrationInterface {
   name = 'ChangeFeed1764800000000';
@@ -393,7 +396,10 @@ function triggersOf(c: Capture): string[] {
   return [captureFunctionOf(c), ...triggerStatementsOf(c)];
 }
 
-/** The trigger function of a captured table (replaced in place by later migrations that change a capture). */
+/**
+ * The trigger function of a captured table, with the six-field `change_row`s of this migration
+ * (`leanFunctionOf` in `1765100000000-lean-change-capture` adds the object key for later ones).
+ */
 export function captureFunctionOf(c: Capture): string {
   const fn = `app_changes_${c.table}`;
   return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
