@@ -7,7 +7,7 @@ import { percentiles } from './load';
 /** What the change feed costs writers, and how soon a reader sees a commit. */
 export interface FeedReport {
   /** `seed:volume` of `meetings` meetings with the change triggers and as many without them, in alternating rounds; the ratio of the sums. */
-  trigger_overhead?: { meetings: number; rounds?: number; with_seconds: number[]; without_seconds: number[]; ratio: number };
+  trigger_overhead?: { meetings: number; with_seconds: number[]; without_seconds: number[]; ratio: number };
   /** From a writer's commit to a poller's first sight of the entry, at `rate` commits a second. */
   latency?: { rate: number; seconds: number; samples: number; missing: number; p50_ms: number; p99_ms: number; max_ms: number };
   /** Change-log rows against live objects once everything written is compacted (as if older than CHANGES_COMPACT_AFTER). */
@@ -87,7 +87,6 @@ export async function triggerOverhead(
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return {
     meetings: perRound * rounds,
-    rounds,
     with_seconds: withSeconds,
     without_seconds: withoutSeconds,
     ratio: Math.round((sum(withSeconds) / sum(withoutSeconds)) * 1000) / 1000,

@@ -72,20 +72,15 @@ export class LeanChangeCapture1765100000000 implements MigrationInterface {
       `DROP INDEX change_log_object_idx`,
       ...NOTES,
       ...LEAN_CAPTURE.map(leanFunctionOf),
-      ...REFERENCED_ONLY.flatMap((table) => [
-        ...(table in INSERTED ? [] : [`DROP TRIGGER ${table}_changes_insert ON ${table}`]),
-        `DROP TRIGGER ${table}_changes_delete ON ${table}`,
-      ]),
+      ...DROPPED_TRIGGERS.map(({ table, name }) => `DROP TRIGGER ${name} ON ${table}`),
     ])
       await q.query(sql);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const referencedOnly = CAPTURE.filter((c) => REFERENCED_ONLY.includes(c.table));
+    const dropped = (sql: string) => DROPPED_TRIGGERS.some(({ name }) => sql.startsWith(`CREATE TRIGGER ${name} `));
     for (const sql of [
-      ...referencedOnly
-        .flatMap(triggerStatementsOf)
-        .filter((sql) => !/_changes_update /.test(sql) && !(/_changes_insert /.test(sql) && /ON users\b/.test(sql))),
+      ...CAPTURE.flatMap(triggerStatementsOf).filter(dropped),
       ...CAPTURE.map(captureFunctionOf),
       `DROP FUNCTION app_note_created(text, int8multirange)`,
       `DROP FUNCTION app_created_ids(text)`,
@@ -115,15 +110,6 @@ export const REFERENCED_ONLY = ['users', 'teams', 'templates', 'tags', 'competit
  * the triggers of the table's parts.
  */
 const NOTES = [
-  `CREATE FUNCTION app_note_created(tbl text, ids int8multirange) RETURNS void LANGUAGE plpgsql AS $$
-  DECLARE
-    mine text := pg_current_xact_id()::text || ':';
-    noted text := current_setting('app.created_' || tbl, true);
-  BEGIN
-    IF ids IS NULL OR isempty(ids) THEN RETURN; END IF;
-    IF starts_with(noted, mine) THEN ids := ids + substr(noted, length(mine) + 1)::int8multirange; END IF;
-    PERFORM set_config('app.created_' || tbl, mine || ids::text, true);
-  END $$`,
   `CREATE FUNCTION app_created_ids(tbl text) RETURNS int8multirange LANGUAGE plpgsql STABLE AS $$
   DECLARE
     mine text := pg_current_xact_id()::text || ':';
@@ -131,6 +117,11 @@ const NOTES = [
   BEGIN
     IF starts_with(noted, mine) THEN RETURN substr(noted, length(mine) + 1)::int8multirange; END IF;
     RETURN '{}'::int8multirange;
+  END $$`,
+  `CREATE FUNCTION app_note_created(tbl text, ids int8multirange) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF ids IS NULL OR isempty(ids) THEN RETURN; END IF;
+    PERFORM set_config('app.created_' || tbl, pg_current_xact_id()::text || ':' || (ids + app_created_ids(tbl))::text, true);
   END $$`,
 ];
 
@@ -207,3 +198,8 @@ export const LEAN_CAPTURE: Capture[] = CAPTURE.map((first) => {
   const lean = first.skipping?.(notNoted) ?? first;
   return first.table in INSERTED ? { ...lean, inserted: INSERTED[first.table] } : lean;
 });
+
+/** The triggers this migration drops: the delete trigger of each referenced-only table, and its insert trigger unless it notes ids. */
+const DROPPED_TRIGGERS = REFERENCED_ONLY.flatMap((table) =>
+  [...(table in INSERTED ? [] : ['insert']), 'delete'].map((op) => ({ table, name: `${table}_changes_${op}` })),
+);
