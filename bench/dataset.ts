@@ -37,6 +37,19 @@ export async function createTenant(db: BenchDatabase, env: NodeJS.ProcessEnv, na
  * Seeds `volume` into the tenant with `seed:volume`: once for the recordings and e-mails, once
  * more for the chats, because their conversations have different lengths.
  */
+/** What `documents:refresh` did: the read model written for everything seeded so far. */
+export interface DocumentsRefresh {
+  added: number;
+  rendered: number;
+  batches: number;
+  seconds: number;
+}
+
+/** Writes every waiting document of the read model (the worker would, in the background), so reads measure stored documents. */
+export function refreshDocuments(env: NodeJS.ProcessEnv): Promise<DocumentsRefresh> {
+  return cli<DocumentsRefresh>(env, ['documents:refresh']);
+}
+
 export async function seedVolume(env: NodeJS.ProcessEnv, tenant: Tenant, volume: Volume): Promise<VolumeResult[]> {
   const runs: Array<[string, number][]> = [
     [

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { Measurement, round } from './load';
 import { BenchOptions } from './options';
+import type { DocumentsRefresh } from './dataset';
 import type { FeedReport } from './feed';
 import type { WebhookLatency, WebhookReport } from './webhooks';
 import { FLOOR } from './scenarios';
@@ -41,7 +42,7 @@ export interface BenchReport {
   machine: Machine;
   database: string;
   options: BenchOptions;
-  seeding: { companies: VolumeResult[][]; seconds: number; vacuum_seconds: number };
+  seeding: { companies: VolumeResult[][]; seconds: number; vacuum_seconds: number; documents?: DocumentsRefresh };
   /** The main pass, the floor first; each with its requests/s as a share of the floor's. */
   scenarios: Array<Measurement & { ratio_to_floor: number }>;
   /** The same reads, alternating between the production build and the same build whose fail-closed audit write succeeds at once. */
@@ -59,7 +60,17 @@ export interface BenchReport {
   feed?: FeedReport;
   /** Webhooks through a worker process: latency, beside a slow receiver, and a backlog's throughput. */
   webhooks?: WebhookReport | { skipped: string };
+  /** The production build against the raw anchor (bench/raw-anchor.ts), the same reads alternating between them. */
+  anchor?: { service: Measurement[]; anchor: Measurement[] };
+  /** A page of 100 asked for in each encoding: the bytes of its body on the wire, and the same page alternating between encodings. */
+  compression?: { bytes: Record<Encoding, number>; measured: Measurement[] };
 }
+
+export const ENCODINGS = ['identity', 'gzip', 'br'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** Requests/s of a page of 100 meetings before #23 (the issue's measurement, 80–86 req/s: the upper end). */
+export const PAGE_BEFORE_23 = 86;
 
 const byName = (list: Measurement[], name: string): Measurement => {
   const m = list.find((x) => x.name === name);
@@ -183,6 +194,7 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
   } else {
     targets.push({ target: 'p50 at 1M meetings ≤ 1.3× at 10k', measured: `not measured: ${report.scaling.skipped}`, met: false });
   }
+  targets.push(...readTargets(report, single, first));
   const everything = allMeasurements(report);
   const errors = everything.reduce((n, m) => n + m.errors, 0);
   const non2xx = everything.reduce((n, m) => n + m.non_2xx, 0);
@@ -211,6 +223,46 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
   return targets;
 }
 
+/** #23: the reads against the anchor, the page against its number before, its tail, and its bytes compressed. */
+function readTargets(report: Omit<BenchReport, 'targets'>, single: Measurement, first: Measurement): Target[] {
+  const targets: Target[] = [];
+  const gain = first.requests_per_second / PAGE_BEFORE_23;
+  targets.push({
+    target: `page of 100 meetings ≥ 3× its requests/s before #23 (${PAGE_BEFORE_23} req/s)`,
+    measured: `${times(gain)} (${first.requests_per_second} req/s)`,
+    met: gain >= 3,
+  });
+  const tail = first.latency_ms.p99 / single.latency_ms.p99;
+  targets.push({
+    target: 'page of 100 meetings p99 ≤ 5× the single read’s p99',
+    measured: `${times(tail)} (${first.latency_ms.p99} ms vs ${single.latency_ms.p99} ms)`,
+    met: tail <= 5,
+  });
+  if (report.anchor) {
+    for (const [name, share] of [
+      ['meeting', 0.6],
+      ['meetings_first_page', 0.5],
+    ] as const) {
+      const ours = byName(report.anchor.service, name).requests_per_second;
+      const anchor = byName(report.anchor.anchor, name).requests_per_second;
+      targets.push({
+        target: `${name === 'meeting' ? 'single meeting read' : 'page of 100 meetings'} ≥ ${pct(share)} of the raw anchor’s requests/s`,
+        measured: `${pct(ours / anchor)} (${ours} vs ${anchor} req/s)`,
+        met: ours / anchor >= share,
+      });
+    }
+  }
+  if (report.compression) {
+    const b = report.compression.bytes;
+    targets.push({
+      target: 'page of 100 meetings with Accept-Encoding: gzip ≤ 15% of its bytes uncompressed',
+      measured: `${pct(b.gzip / b.identity)} (${b.gzip.toLocaleString('en')} of ${b.identity.toLocaleString('en')} bytes; br ${b.br.toLocaleString('en')})`,
+      met: b.gzip / b.identity <= 0.15,
+    });
+  }
+  return targets;
+}
+
 export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measurement[] {
   return [
     ...report.scenarios,
@@ -219,6 +271,8 @@ export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measureme
     ...(report.statements ? [...report.statements.bounded, ...report.statements.unbounded] : []),
     ...('in_process' in report.redis ? [report.redis.in_process, report.redis.redis] : []),
     ...('small' in report.scaling ? [...report.scaling.small, ...report.scaling.large] : []),
+    ...(report.anchor ? [...report.anchor.service, ...report.anchor.anchor] : []),
+    ...(report.compression?.measured ?? []),
   ];
 }
 
@@ -246,7 +300,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `- Machine: ${m.cores} × ${m.cpu}, ${m.memory_gb} GB RAM, ${m.kernel}, Node ${m.node}. The load generator (autocannon, in the bench process), the service and PostgreSQL share these ${m.cores} cores.`,
     `- Database: ${report.database}.`,
-    `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` in ${report.seeding.vacuum_seconds} s.`,
+    `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` in ${report.seeding.vacuum_seconds} s${report.seeding.documents ? `; the read model (\`documents:refresh\`) written in ${report.seeding.documents.seconds} s for ${report.seeding.documents.rendered.toLocaleString('en')} records` : ''}.`,
     `- Load: ${o.connections} connections, ${o.warmup} s of warm-up thrown away, then ${o.duration} s measured per scenario. Latency percentiles are over every response of the measured seconds.`,
     '',
     '### Main pass (production build, audited, in-process rate-limit counters)',
@@ -266,6 +320,26 @@ export function renderMarkdown(report: BenchReport): string {
           `The production build (at most \`DB_MAX_PREPARED_STATEMENTS\` = 64 prepared statements per connection, connections replaced after 10,000 uses or 30 minutes) against the same build with those bounds lifted (1,000 statements, a day, a billion uses: the service before they existed). Both run side by side; each scenario alternates between them for ${o.rounds} rounds, and each line sums its rounds:`,
           '',
           table(report.statements.bounded.flatMap((m) => [m, byName(report.statements!.unbounded, m.name)])),
+          '',
+        ]
+      : []),
+    ...(report.anchor
+      ? [
+          '### Against the raw anchor',
+          '',
+          `The production build against \`bench/raw-anchor.ts\` (\`node:http\` and \`pg\`, no framework: the token, the client's state, the tenant transaction, the service's own statement, the same envelope, the audit row committed in batches before the answer). Both run side by side; each scenario alternates between them for ${o.rounds} rounds, and each line sums its rounds:`,
+          '',
+          table(report.anchor.service.flatMap((m) => [m, { ...byName(report.anchor!.anchor, m.name), title: `${m.title}, raw anchor` }])),
+          '',
+        ]
+      : []),
+    ...(report.compression
+      ? [
+          '### Compression',
+          '',
+          `A page of 100 meetings: ${ENCODINGS.map((e) => `${report.compression!.bytes[e].toLocaleString('en')} bytes as ${e}`).join(', ')}. The same page asked for in each encoding, alternating for ${o.rounds} rounds:`,
+          '',
+          table(report.compression.measured),
           '',
         ]
       : []),

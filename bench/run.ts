@@ -6,16 +6,18 @@ import { RedisRateLimitStore } from '../src/rate-limit/redis-rate-limit-store';
 import { freePort } from '../src/database/embedded-postgres';
 import { hasRedisServer, RedisServer, startRedisServer } from '../test/support/redis';
 import { BenchDatabase } from './database';
-import { createTenant, feedCursorAt, prepareFixtures, sampleMeetingIds, seedVolume, Tenant } from './dataset';
+import { createTenant, feedCursorAt, prepareFixtures, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
+import { get as httpGet } from 'node:http';
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
-import { allMeasurements, BenchReport, describeMachine, evaluateTargets, gitCommit, writeReport } from './report';
+import { allMeasurements, BenchReport, describeMachine, Encoding, ENCODINGS, evaluateTargets, gitCommit, writeReport } from './report';
 import { FeedReport, feedLatency, storageAfterCompaction, triggerOverhead } from './feed';
 import { changesPages, filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 import { webhookBench } from './webhooks';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
+const ANCHOR_ENTRY = join('dist', 'bench', 'raw-anchor.js');
 /** The statement bounds of #19 lifted, for the side-by-side pass: what the service did before them. */
 const UNBOUNDED_STATEMENTS = {
   DB_MAX_PREPARED_STATEMENTS: '1000',
@@ -113,6 +115,7 @@ async function scalingPass(
   const none = { calls: 0, emails: 0, chats: 0, emailMessages: 1, chatMessages: 1 };
   await seedVolume(env, tenant, { meetings: o.scaleFrom, ...none });
   await db.vacuumAnalyze();
+  await refreshDocuments(env);
   const token = await issueToken(baseUrl, tenant);
   const pass = async () => {
     const ids = await sampleMeetingIds(db, tenant);
@@ -134,9 +137,77 @@ async function scalingPass(
   const vacuumStart = Date.now();
   await db.vacuumAnalyze();
   const vacuumSeconds = seconds(vacuumStart);
-  log(`scaling pass at ${o.scaleTo} meetings (seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s)`);
+  const documents = await refreshDocuments(env);
+  log(
+    `scaling pass at ${o.scaleTo} meetings (seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s, read model written in ${documents.seconds} s)`,
+  );
   const large = await pass();
   return { from: o.scaleFrom, to: o.scaleTo, seed_seconds: seedSeconds, vacuum_seconds: vacuumSeconds, small, large };
+}
+
+/** The production build and the raw anchor side by side: the single read and the page of 100, alternating. */
+async function anchorPass(
+  run: { env: NodeJS.ProcessEnv; tmp: string; tenant: Tenant; settings: LoadSettings; rounds: number },
+  meetingIds: string[],
+): Promise<BenchReport['anchor']> {
+  const service = await startService(PRODUCTION_ENTRY, run.env, run.tmp, 'beside-anchor');
+  const anchor = await startService(ANCHOR_ENTRY, run.env, run.tmp, 'raw-anchor');
+  try {
+    // The anchor has no token endpoint: it verifies the service's tokens with the same key.
+    const token = await issueToken(service.baseUrl, run.tenant);
+    const report: NonNullable<BenchReport['anchor']> = { service: [], anchor: [] };
+    for (const make of [(t: string) => singleRead(t, meetingIds), firstPage]) {
+      const sides = [service, anchor].map((s) => ({
+        scenario: make(token),
+        settings: { ...run.settings, baseUrl: s.baseUrl, rss: s.rss },
+      }));
+      await preflight(anchor.baseUrl, [sides[1].scenario], {}, 0);
+      const [ours, raw] = await alternate(sides, run.rounds);
+      report.service.push(logMeasurement(ours, `${ours.name} service`));
+      report.anchor.push(logMeasurement({ ...raw, title: `${raw.title}, raw anchor` }, `${raw.name} anchor`));
+    }
+    return report;
+  } finally {
+    await Promise.all([service.stop(), anchor.stop()]);
+  }
+}
+
+/** The bytes of a page of 100 in each encoding, then the page asked for in each, alternating. */
+async function compressionPass(settings: LoadSettings, token: string, rounds: number): Promise<BenchReport['compression']> {
+  const page = firstPage(token);
+  const bytes = {} as Record<Encoding, number>;
+  for (const encoding of ENCODINGS) bytes[encoding] = await bodyBytes(settings.baseUrl, page, encoding);
+  const measured = await alternate(
+    ENCODINGS.map((encoding) => ({
+      scenario: {
+        ...page,
+        name: `meetings_first_page_${encoding}`,
+        title: `${page.title}, Accept-Encoding: ${encoding}`,
+        headers: { ...page.headers, 'accept-encoding': encoding },
+      },
+      settings,
+    })),
+    rounds,
+  );
+  for (const m of measured) logMeasurement(m);
+  return { bytes, measured };
+}
+
+/** The body of one answer as it crossed the wire (not decoded), in bytes. */
+function bodyBytes(baseUrl: string, scenario: Scenario, encoding: Encoding): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const path = typeof scenario.path === 'string' ? scenario.path : scenario.path();
+    const req = httpGet(`${baseUrl}${path}`, { headers: { ...scenario.headers, 'accept-encoding': encoding } }, (res) => {
+      let n = 0;
+      res.on('data', (chunk: Buffer) => (n += chunk.length));
+      res.on('end', () => {
+        const served = res.headers['content-encoding'] ?? 'identity';
+        if (res.statusCode !== 200 || served !== encoding) reject(new Error(`${encoding} asked, ${res.statusCode} ${served} answered`));
+        else resolve(n);
+      });
+    });
+    req.on('error', reject);
+  });
 }
 
 /** The rate-limit store's round trip alone, then the single read with the counters in Redis. */
@@ -213,7 +284,10 @@ async function main(): Promise<void> {
     const vacuumStart = Date.now();
     await db.vacuumAnalyze();
     const vacuumSeconds = seconds(vacuumStart);
-    log(`seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s`);
+    const documents = await refreshDocuments(env);
+    log(
+      `seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s, read model written in ${documents.seconds} s (${documents.rendered} documents)`,
+    );
     const [tenant] = tenants;
     const fixtures = await prepareFixtures(db, tenant, env.CURSOR_SECRET!, o.deepOffset);
 
@@ -230,6 +304,8 @@ async function main(): Promise<void> {
     await preflight(service.baseUrl, scenarios, fixtures, o.chatMessages);
     const main: Measurement[] = [];
     for (const scenario of scenarios) main.push(await run(settings, scenario));
+    log(`compression: a page of 100 in each encoding, ${o.rounds} alternating rounds`);
+    const compression = await compressionPass(settings, token, o.rounds);
     log('change feed latency: one commit every 10 ms, a reader polling every 50 ms');
     const feed: FeedReport = { latency: await feedLatency(db, service.baseUrl, tenant, token, 100, 10) };
     const scaling = await scalingPass(db, env, o, settings, service.baseUrl);
@@ -267,6 +343,9 @@ async function main(): Promise<void> {
     });
     const statements: BenchReport['statements'] = { bounded, unbounded };
 
+    log(`the raw anchor: the production build against bench/raw-anchor.ts, ${o.rounds} alternating rounds each`);
+    const anchor = await anchorPass(sideBySide, fixtures.meetingIds);
+
     log('rate-limit counters in Redis');
     const redis = await redisPass(
       env,
@@ -283,7 +362,7 @@ async function main(): Promise<void> {
       machine: describeMachine(),
       database: db.description,
       options: o,
-      seeding: { companies: results, seconds: seedSeconds, vacuum_seconds: vacuumSeconds },
+      seeding: { companies: results, seconds: seedSeconds, vacuum_seconds: vacuumSeconds, documents },
       scenarios: main.map((m) => ({ ...m, ratio_to_floor: round(m.requests_per_second / floor, 3) })),
       audit,
       statements,
@@ -291,6 +370,8 @@ async function main(): Promise<void> {
       scaling,
       feed,
       webhooks,
+      anchor,
+      compression,
       peak_rss_mb: 0,
       seconds: seconds(began),
     };

@@ -12,6 +12,7 @@ import { ChangesModule } from './changes/changes.module';
 import { ChatModule } from './chat/chat.module';
 import { CursorsModule } from './common/cursors/cursors.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
+import { compressionMiddleware } from './common/http/compression.middleware';
 import { drainingMiddleware } from './common/http/draining.middleware';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { literalMalformedEscapes } from './common/http/path-escapes.middleware';
@@ -42,7 +43,7 @@ import { inProcessWorker } from './webhooks/webhooks.module';
  * The request pipeline, in the order a request meets it:
  *
  * 1. Express middleware, before routing (createApp mounts requestMiddleware in this order):
- *    draining → request id → malformed path escapes made literal → surface and no-store →
+ *    compression (by Accept-Encoding) → draining → request id → malformed path escapes made literal → surface and no-store →
  *    the token endpoint's RateLimit-Policy; then nestjs-cls opens the request context and
  *    the token endpoint's body parser runs (AuthModule).
  * 2. requestPipeline below, Nest's enhancers in their order: the guards, which are the
@@ -57,6 +58,7 @@ import { inProcessWorker } from './webhooks/webhooks.module';
 /** Express middleware of every request, in order (see above). */
 export function requestMiddleware(app: INestApplicationContext): RequestHandler[] {
   return [
+    compressionMiddleware,
     drainingMiddleware(app.get(ShutdownState)),
     requestIdMiddleware,
     literalMalformedEscapes,

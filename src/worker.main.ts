@@ -14,8 +14,9 @@ import { LoggingModule } from './logging/logging.module';
 import { prepareRuntime, Runtime } from './runtime';
 import { WebhookWorker } from './webhooks/webhook-worker';
 import { WebhookWorkerModule } from './webhooks/webhooks.module';
+import { DocumentWorkerModule } from './recordings/recordings.module';
 
-/** The worker alone: no HTTP server, the feed read as the API role, the webhook tables as the owner. */
+/** The worker alone: no HTTP server, the feed read as the API role, the webhook tables and the read model as the owner. */
 @Module({})
 export class WorkerModule {
   static forRoot(runtime: Runtime): DynamicModule {
@@ -28,6 +29,7 @@ export class WorkerModule {
         DatabaseModule.forApi(),
         CursorsModule,
         WebhookWorkerModule,
+        DocumentWorkerModule,
       ],
     };
   }

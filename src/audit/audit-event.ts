@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { callerOf, RequestStore } from '../common/http/request-context';
+import { SerializedBody } from '../common/http/json-text';
 import { OAUTH_TOKEN_PATH } from '../common/http/request-surface.middleware';
 
 /** One row of the trail: who, what, when, and for a successful read the ids it returned. */
@@ -68,6 +69,7 @@ export function auditEventOf(req: Request, cls: ClsService<RequestStore>, status
 
 /** The ids a successful read returned: each item's `id`, else the record it belongs to (`meeting_id`). */
 export function resourceIdsOf(body: unknown): string[] {
+  if (body instanceof SerializedBody) return body.resourceIds;
   const data = (body as { data?: unknown } | null)?.data;
   const items = Array.isArray(data) ? data : data && typeof data === 'object' ? [data] : [];
   const ids: string[] = [];

@@ -19,6 +19,8 @@ import { ChangeCompaction } from '../changes/change-compaction';
 import { ChangesCompactCommand } from './changes.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WEBHOOK_COMMANDS } from './webhooks.commands';
+import { DocumentsModule } from '../recordings/recordings.module';
+import { DocumentsRefreshCommand } from './documents.commands';
 
 const commands = [
   CompanyCreateCommand,
@@ -31,6 +33,7 @@ const commands = [
   SeedVolumeCommand,
   SeedActivityCommand,
   ChangesCompactCommand,
+  DocumentsRefreshCommand,
   ...WEBHOOK_COMMANDS,
 ];
 
@@ -47,6 +50,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
         WebhooksModule,
+        DocumentsModule,
       ],
       providers: [
         ...commands,

@@ -1,59 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { AccountDto } from '../common/openapi/resources.dto';
-import { accountsJson, iso, limitClause, micros, pageOf, Params, userJson } from '../database/sql';
+import { iso, limitClause, pageOf, Params } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
-import { IdNameDto, OwnerDto, QuestionDto, SkillScoreDto, SpeakingUserDto, TemplateAnswerDto } from './recording.dto';
-import {
-  Audience,
-  EvaluationStatus,
-  MediaType,
-  MeetingType,
-  ParticipantKind,
-  RecordingKind,
-  RecordingStatus,
-  TranscriptStatus,
-  TranscriptVariant,
-} from './recording.vocabulary';
-
-/** A participant as the capture system stored it: the documented fields among others, each maybe absent. */
-export type StoredParticipant = Partial<Record<'display_name' | 'email' | 'phone', unknown>> & { kind?: ParticipantKind };
-
-/**
- * One record with every relation it shows, as the queries below return it; the relations the
- * statement builds in their wire shape are typed by their DTOs.
- */
-export interface RecordingRow {
-  id: string;
-  created_micros: string;
-  public_id: string;
-  kind: RecordingKind;
-  title: string;
-  status: RecordingStatus;
-  media_type: MediaType;
-  audience: Audience;
-  meeting_at: string;
-  duration_seconds: number;
-  no_show: boolean;
-  participants: StoredParticipant[];
-  customer_questions: Array<{ question: string; category: string }>;
-  bot_history: Array<{ code: string | null; subcode: string | null; occurred_at: string }> | null;
-  transcript_status: TranscriptStatus;
-  created_at: string;
-  updated_at: string;
-  owner: OwnerDto;
-  template: { id: string; name: string } | null;
-  template_answers: TemplateAnswerDto[];
-  tags: IdNameDto[];
-  competitors: IdNameDto[];
-  accounts: AccountDto[];
-  evaluation_status: EvaluationStatus | null;
-  evaluation_justification: string | null;
-  enablement: { next_steps: string | null; meeting_type: MeetingType | null; others_seconds: number | null } | null;
-  speaking_durations: SpeakingUserDto[];
-  skill_scores: SkillScoreDto[];
-}
+import { QuestionDto } from './recording.dto';
+import { RecordingDocumentRow, recordingDocuments } from './recording.sql';
+import { EvaluationStatus, RecordingKind, TranscriptStatus, TranscriptVariant } from './recording.vocabulary';
 
 export interface EvaluationRow {
   public_id: string;
@@ -84,58 +36,6 @@ export interface TranscriptRow {
 }
 
 /**
- * A meeting's bot history as stored (a JSON array, in the capture system's order), each instant
- * written again by the one serializer of date-times (`iso`): whatever precision a writer
- * stored, the answer has six fractional digits.
- */
-const BOT_HISTORY = `CASE WHEN r.bot_history IS NULL THEN NULL ELSE (
-    SELECT coalesce(json_agg(json_build_object('code', h.entry->'code', 'subcode', h.entry->'subcode',
-             'occurred_at', ${iso("(h.entry->>'occurred_at')::timestamptz")}) ORDER BY h.n), '[]')
-      FROM jsonb_array_elements(r.bot_history) WITH ORDINALITY AS h(entry, n)) END`;
-
-/**
- * The record and all of its relations in one statement: one-to-one relations are joins,
- * one-to-many relations are correlated `json_agg` subqueries, each an index lookup by
- * `recording_id`. A page of 1 and a page of 100 cost the same number of queries: one.
- */
-const RECORDING_SELECT = `
-  SELECT r.id, ${micros('r.created_at')} AS created_micros,
-    r.public_id, r.kind, r.title, r.status, r.media_type, r.audience, ${iso('r.meeting_at')} AS meeting_at,
-    r.duration_seconds, r.no_show, r.participants, r.customer_questions, r.transcript_status,
-    ${BOT_HISTORY} AS bot_history,
-    ${iso('r.created_at')} AS created_at, ${iso('r.updated_at')} AS updated_at,
-    json_build_object('id', u.public_id, 'name', u.name, 'email', u.email, 'team', team.value) AS owner,
-    CASE WHEN tpl.id IS NULL THEN NULL ELSE json_build_object('id', tpl.public_id, 'name', tpl.name) END AS template,
-    (SELECT coalesce(json_agg(json_build_object('field', q.public_id, 'question', q.text, 'answer', a.answer) ORDER BY q.position), '[]')
-       FROM recording_answers a JOIN template_questions q ON q.id = a.question_id
-       WHERE a.recording_id = r.id AND q.template_id = r.template_id) AS template_answers,
-    (SELECT coalesce(json_agg(json_build_object('id', t.public_id, 'name', t.name) ORDER BY t.name, t.id), '[]')
-       FROM recording_tags rt JOIN tags t ON t.id = rt.tag_id WHERE rt.recording_id = r.id) AS tags,
-    (SELECT coalesce(json_agg(json_build_object('id', c.public_id, 'name', c.name) ORDER BY c.name, c.id), '[]')
-       FROM recording_competitors rc JOIN competitors c ON c.id = rc.competitor_id WHERE rc.recording_id = r.id) AS competitors,
-    ${accountsJson('recording_accounts', 'recording_id', 'r.id')} AS accounts,
-    ev.status AS evaluation_status, ev.justification AS evaluation_justification,
-    CASE WHEN en.recording_id IS NULL THEN NULL
-      ELSE json_build_object('next_steps', en.next_steps, 'meeting_type', en.meeting_type, 'others_seconds', en.others_seconds) END AS enablement,
-    (SELECT coalesce(json_agg(json_build_object('user', ${userJson('su')}, 'duration_seconds', sd.duration_seconds)
-         ORDER BY sd.duration_seconds DESC, su.id), '[]')
-       FROM recording_speaking_durations sd JOIN users su ON su.id = sd.user_id WHERE sd.recording_id = r.id) AS speaking_durations,
-    (SELECT coalesce(json_agg(json_build_object('user', ${userJson('ku')}, 'skill', json_build_object('id', sk.public_id, 'name', sk.name),
-         'score', ss.score, 'justification', ss.justification) ORDER BY ku.id, sk.name, sk.id), '[]')
-       FROM recording_skill_scores ss JOIN users ku ON ku.id = ss.user_id JOIN skills sk ON sk.id = ss.skill_id
-       WHERE ss.recording_id = r.id) AS skill_scores
-  FROM recordings r
-  JOIN users u ON u.id = r.owner_id
-  LEFT JOIN LATERAL (
-    SELECT json_build_object('id', tm.public_id, 'name', tm.name, 'role', m.role, 'is_default', m.is_default) AS value
-    FROM team_memberships m JOIN teams tm ON tm.id = m.team_id
-    WHERE m.user_id = u.id ORDER BY m.is_default DESC, m.created_at, m.team_id LIMIT 1
-  ) team ON true
-  LEFT JOIN templates tpl ON tpl.id = r.template_id
-  LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
-  LEFT JOIN recording_enablements en ON en.recording_id = r.id`;
-
-/**
  * Reads of meetings and calls, inside the request's tenant transaction. Every statement
  * filters by the company itself (row-level security is the second wall) and by the kind, so
  * a meeting id never answers on the calls routes.
@@ -159,7 +59,7 @@ export class RecordingsRepository {
     query: ListRecordingsQuery,
     after: TimeIdPosition | null,
     take: number,
-  ): Promise<RecordingRow[]> {
+  ): Promise<RecordingDocumentRow[]> {
     const p = new Params();
     const company = p.add(companyId);
     const where = [`r.company_id = ${company}`, `r.kind = ${p.add(kind)}`];
@@ -173,11 +73,8 @@ export class RecordingsRepository {
     if (after) where.push(p.after('r.created_at', 'r.id', after));
     const limit = limitClause(take);
     if (!query.owner_email) {
-      const rows = await this.tenant.query<RecordingRow>(
-        `${RECORDING_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`,
-        p.values,
-      );
-      return pageOf(rows, take);
+      const records = `SELECT r.* FROM recordings r WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`;
+      return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), p.values), take);
     }
     // The per-user LIMIT stays a parameter on purpose: a generic plan then expects to read a
     // few rows of each user and walks the owner index in order; with the literal page size it
@@ -189,13 +86,13 @@ export class RecordingsRepository {
       ) o
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
       ORDER BY o.created_at, o.id ${limit}`;
-    const sql = `${RECORDING_SELECT} WHERE r.company_id = ${company} AND r.id IN (${ids}) ORDER BY r.created_at, r.id`;
-    return pageOf(await this.tenant.query<RecordingRow>(sql, p.values), take);
+    const records = `SELECT r.* FROM recordings r WHERE r.company_id = ${company} AND r.id IN (${ids})`;
+    return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), p.values), take);
   }
 
-  async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingRow | null> {
-    const [row] = await this.tenant.query<RecordingRow>(
-      `${RECORDING_SELECT} WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
+  async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingDocumentRow | null> {
+    const [row] = await this.tenant.query<RecordingDocumentRow>(
+      recordingDocuments(kind, 'SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3'),
       [companyId, kind, publicId],
     );
     return row ?? null;

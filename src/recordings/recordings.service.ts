@@ -3,11 +3,12 @@ import { ClsService } from 'nestjs-cls';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { Collection, keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
+import { JsonText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { ListRecordingsQuery } from './list-recordings.query';
-import { AnswerDto, CallDto, MeetingDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
-import { presentAnswers, presentEvaluation, presentRecording, presentTranscript } from './recording.presenter';
+import { AnswerDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
+import { presentAnswers, presentEvaluation, presentTranscript } from './recording.presenter';
 import { RecordingCollection } from './recording-collections';
 import { RecordingsRepository } from './recordings.repository';
 
@@ -20,7 +21,8 @@ export class RecordingsService {
     private readonly cls: ClsService<RequestStore>,
   ) {}
 
-  async list(c: RecordingCollection, query: ListRecordingsQuery): Promise<Page<CallDto | MeetingDto>> {
+  /** A page of records, each as the JSON text PostgreSQL rendered (recording.sql.ts). */
+  async list(c: RecordingCollection, query: ListRecordingsQuery): Promise<Page<JsonText>> {
     const company = principalOf(this.cls).companyId;
     const binding = { route: c.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
@@ -29,16 +31,16 @@ export class RecordingsService {
       rows,
       query.limit,
       (r) => [r.created_micros, r.id],
-      (page) => page.map(presentRecording),
+      (page) => page.map((r) => new JsonText(r.document, r.public_id)),
       this.codec,
       binding,
     );
   }
 
-  async get(c: RecordingCollection, id: string): Promise<CallDto | MeetingDto> {
+  async get(c: RecordingCollection, id: string): Promise<JsonText> {
     const row = await this.recordings.findOne(principalOf(this.cls).companyId, c.kind, this.publicId(c, id));
     if (!row) throw ApiError.notFound();
-    return presentRecording(row);
+    return new JsonText(row.document, row.public_id);
   }
 
   async overallEvaluation(c: RecordingCollection, id: string): Promise<OverallEvaluationDto> {

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { CursorsModule } from '../common/cursors/cursors.module';
 import { CompaniesModule } from '../companies/companies.module';
+import { DocumentWorkerModule } from '../recordings/recordings.module';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookQueue } from './webhook-queue';
 import { WebhookSender } from './webhook-sender';
@@ -27,9 +28,9 @@ export class WebhooksModule {}
 export class WebhookWorkerModule {}
 
 /**
- * The worker for the API process: WEBHOOK_WORKER=1, and a schema owner's connection to use
- * (MIGRATION_DATABASE_URL, or the embedded database's); without one it is not started, with a
- * warning, and `npm run worker` is the way.
+ * The worker for the API process (webhooks, and the read model's refresher): WEBHOOK_WORKER=1,
+ * and a schema owner's connection to use (MIGRATION_DATABASE_URL, or the embedded database's);
+ * without one it is not started, with a warning, and `npm run worker` is the way.
  */
 export function inProcessWorker(runtime: { config: AppConfig; urls: DatabaseUrls }): Type[] {
   if (!runtime.config.webhooks.inProcess) return [];
@@ -37,5 +38,5 @@ export function inProcessWorker(runtime: { config: AppConfig; urls: DatabaseUrls
     new Logger('Webhooks').warn('the webhook worker is not started in this process: it needs the schema owner (MIGRATION_DATABASE_URL)');
     return [];
   }
-  return [WebhookWorkerModule];
+  return [WebhookWorkerModule, DocumentWorkerModule];
 }

@@ -6,7 +6,8 @@ import { TimeIdPosition } from '../../src/common/cursors/keyset-page';
 import { Company } from '../../src/companies/company.entity';
 import { ListRecordingsQuery } from '../../src/recordings/list-recordings.query';
 import { RecordingKind } from '../../src/recordings/recording.vocabulary';
-import { RecordingRow, RecordingsRepository } from '../../src/recordings/recordings.repository';
+import { RecordingDocumentRow } from '../../src/recordings/recording.sql';
+import { RecordingsRepository } from '../../src/recordings/recordings.repository';
 import { RecordingsFactory, Ref, TRANSCRIPT_STATES, TranscriptState, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
 import { asTenant, comparePositions, expectStrictlyIncreasing, walkRepository } from '../support/repository-pages';
@@ -31,7 +32,7 @@ function query(params: Record<string, string> = {}): ListRecordingsQuery {
   return q;
 }
 
-const positionOf = (r: RecordingRow): TimeIdPosition => [r.created_micros, r.id];
+const positionOf = (r: RecordingDocumentRow): TimeIdPosition => [r.created_micros, r.id];
 
 let owner: DataSource;
 let app: NestExpressApplication;

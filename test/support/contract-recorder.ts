@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
@@ -36,7 +37,9 @@ export async function recordContract(app: NestExpressApplication): Promise<void>
       return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
     } as typeof res.end;
     res.on('finish', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const wire = Buffer.concat(chunks);
+      const encoding = res.getHeader('content-encoding');
+      const text = (encoding === 'gzip' ? gunzipSync(wire) : encoding === 'br' ? brotliDecompressSync(wire) : wire).toString('utf8');
       let body: unknown;
       if (method !== 'head') {
         try {

@@ -120,6 +120,7 @@ export class OpenApiResponses {
       'X-Content-Type-Options': { required: true, schema: { const: 'nosniff' } },
       'Cache-Control': { required: noStore, schema: { const: 'no-store' } },
       Pragma: { required: noStore, schema: { const: 'no-cache' } },
+      Vary: { required: false, schema: { type: 'string' } },
     };
     const notFound = { headers, content: { 'application/json': { schema: envelope } } };
     const problems = this.check(`unknown path ${path}`, notFound, res, 404);

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
 import { map, Observable } from 'rxjs';
 import { Collection, Page } from '../cursors/keyset-page';
+import { JsonText, SerializedBody } from './json-text';
 
 const RAW_RESPONSE = 'raw-response';
 
@@ -13,6 +14,8 @@ export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
  * Wraps what a handler returns in the spec's envelopes: a Page becomes
  * `{data, pagination, request_id}`, a Collection `{data, request_id}`, anything else
  * `{data, request_id}`. Controllers return domain results and never build envelopes.
+ * Resources already rendered as JSON text (JsonText) are spliced into the envelope's text
+ * as they are: the body is serialized once, here, and never parsed.
  */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
@@ -27,10 +30,25 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const request_id = this.cls.getId();
     return next.handle().pipe(
       map((result: unknown) => {
+        if (result instanceof JsonText) return serialized([result], `{"data":${result.text}`, request_id);
+        if (result instanceof Page && isRendered(result.data)) {
+          const data = `{"data":[${result.data.map((d) => d.text).join(',')}],"pagination":${JSON.stringify(result.pagination)}`;
+          return serialized(result.data, data, request_id);
+        }
         if (result instanceof Page) return { data: result.data, pagination: result.pagination, request_id };
         if (result instanceof Collection) return { data: result.data, request_id };
         return { data: result, request_id };
       }),
     );
   }
+}
+
+const isRendered = (data: unknown[]): data is JsonText[] => data.length > 0 && data.every((d) => d instanceof JsonText);
+
+/** The envelope's text: `head` (the data, and the pagination of a page) then the request id. */
+function serialized(items: JsonText[], head: string, requestId: string): SerializedBody {
+  return new SerializedBody(
+    `${head},"request_id":${JSON.stringify(requestId)}}`,
+    items.map((i) => i.id),
+  );
 }

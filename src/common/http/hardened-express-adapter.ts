@@ -2,6 +2,7 @@ import { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer } from 'node:http';
 import { AppConfig } from '../../config/app-config';
+import { SerializedBody } from './json-text';
 
 /** Longest request head Node accepts (request line and headers); above it Node answers 431 itself. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -26,6 +27,13 @@ export class HardenedExpressAdapter extends ExpressAdapter {
     const app = this.getInstance<import('express').Application>();
     app.set('case sensitive routing', true).set('strict routing', true);
     Object.assign(app.router as object, { caseSensitive: true, strict: true });
+  }
+
+  /** A body serialized already (SerializedBody) is written as it is; anything else as Nest writes it. */
+  override reply(response: import('express').Response, body: unknown, statusCode?: number): unknown {
+    if (!(body instanceof SerializedBody)) return super.reply(response, body, statusCode);
+    if (statusCode) response.status(statusCode);
+    return response.type('application/json').send(body.text);
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -32,12 +32,23 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
   },
   Allow: { description: 'The methods the path answers (`405` only).', schema: { type: 'string' } },
+  Vary: {
+    description: 'Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding.',
+    schema: { type: 'string' },
+  },
+  'Content-Encoding': {
+    description: 'The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB.',
+    schema: { type: 'string', enum: ['br', 'gzip'] },
+  },
 } satisfies Record<string, Header>;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
 
 /** Which headers an answer carries: always (true), sometimes (false); absent names never. */
 type HeaderPresence = Partial<Record<ResponseHeaderName, boolean>>;
+
+/** Any answer may be compressed (common/http/compression.middleware.ts). */
+const COMPRESSION: HeaderPresence = { Vary: false, 'Content-Encoding': false };
 
 /**
  * The headers of one documented answer, from where it is produced in the pipeline: the request
@@ -52,6 +63,7 @@ export function headersOf(kind: 'bearer' | 'token', status: number): HeaderPrese
     'Cache-Control': true,
     Pragma: true,
     'RateLimit-Policy': true,
+    ...COMPRESSION,
   };
   const counted = kind === 'bearer' ? status !== 401 : status !== 413 && status !== 415;
   if (counted) headers.RateLimit = status === 200 || status === 429;
@@ -83,6 +95,7 @@ export function documentResponseHeaders(document: OpenAPIObject, bearerScheme: s
     Pragma: true,
     'RateLimit-Policy': false,
     Allow: true,
+    ...COMPRESSION,
   });
   const methodNotAllowed = (schema: string, where: string) => ({
     description: `METHOD_NOT_ALLOWED: the path exists but does not answer this method (${where}).`,

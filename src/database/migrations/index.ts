@@ -13,6 +13,7 @@ import { ConversationActivityLock1764900000000 } from './1764900000000-conversat
 import { ChangeCaptureSkipsCreated1764950000000 } from './1764950000000-change-capture-skips-created';
 import { Webhooks1765000000000 } from './1765000000000-webhooks';
 import { LeanChangeCapture1765100000000 } from './1765100000000-lean-change-capture';
+import { RecordingDocuments1765200000000 } from './1765200000000-recording-documents';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   ChangeCaptureSkipsCreated1764950000000,
   Webhooks1765000000000,
   LeanChangeCapture1765100000000,
+  RecordingDocuments1765200000000,
 ];

@@ -1,0 +1,118 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { DatabaseUrls } from '../config/database-urls';
+import { DOCUMENT_FORMAT, renderDocuments } from './recording.sql';
+import { RECORDING_KINDS } from './recording.vocabulary';
+
+/** Documents one refresher transaction renders at most. */
+export const REFRESH_BATCH = 200;
+
+/** What a refresh did. */
+export interface RefreshRun {
+  /** Documents written. */
+  rendered: number;
+  /** Rows whose record is gone (removed while the capture was off, or meanwhile): deleted. */
+  removed: number;
+  batches: number;
+}
+
+/**
+ * Fills the read model (recording_documents, see its migration): documents emptied by a write,
+ * added empty for a new record, or written in another format. As the schema owner, over a small
+ * pool of its own. One transaction per batch: lock the batch's rows, skipping rows a writer or
+ * another refresher holds; render with a snapshot taken after the locks (so every write that
+ * emptied them before is seen, and every write after waits for this commit to empty them
+ * again); write. Any number of refreshers share one database.
+ */
+@Injectable()
+export class DocumentRefresher implements OnModuleDestroy {
+  private readonly logger = new Logger('Documents');
+  private readonly pool: Pool;
+
+  constructor(urls: DatabaseUrls) {
+    this.pool = new Pool({ connectionString: urls.owner, max: 2, application_name: 'conversation-read-api-documents' });
+    this.pool.on('error', (error) => this.logger.warn(`documents connection lost: ${error.message}`));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /**
+   * One batch; `afterLock` runs between locking and rendering (tests force interleavings there).
+   * Resolves with what it did; `rendered + removed` under `batch` means nothing more was waiting.
+   */
+  async refreshBatch(batch = REFRESH_BATCH, afterLock?: (ids: string[]) => Promise<void>): Promise<RefreshRun> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const ids = await this.lockWaiting(client, batch);
+      if (afterLock) await afterLock(ids);
+      let rendered = 0;
+      for (const kind of RECORDING_KINDS) {
+        const { rowCount } = await client.query(
+          `UPDATE recording_documents d SET document = x.document, format = $2
+           FROM (${renderDocuments(kind)}) x WHERE d.recording_id = x.id`,
+          [ids, DOCUMENT_FORMAT],
+        );
+        rendered += rowCount ?? 0;
+      }
+      const { rowCount: removed } = await client.query(
+        `DELETE FROM recording_documents d WHERE d.recording_id = ANY ($1::bigint[])
+           AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.id = d.recording_id)`,
+        [ids],
+      );
+      await client.query('COMMIT');
+      return { rendered, removed: removed ?? 0, batches: 1 };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Batches until nothing waits (or `stop()` says so); what they did, summed. */
+  async refreshAll(stop: () => boolean = () => false, batch = REFRESH_BATCH): Promise<RefreshRun> {
+    const total: RefreshRun = { rendered: 0, removed: 0, batches: 0 };
+    while (!stop()) {
+      const run = await this.refreshBatch(batch);
+      total.rendered += run.rendered;
+      total.removed += run.removed;
+      total.batches++;
+      if (run.rendered + run.removed < batch) break;
+    }
+    return total;
+  }
+
+  /** Adds an empty document for every record without one (records written while the capture was off). */
+  async addMissing(): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO recording_documents (recording_id, company_id)
+       SELECT r.id, r.company_id FROM recordings r
+       WHERE NOT EXISTS (SELECT 1 FROM recording_documents d WHERE d.recording_id = r.id)
+       ON CONFLICT DO NOTHING`,
+    );
+    return rowCount ?? 0;
+  }
+
+  /** Documents waiting to be written (empty, or of another format). */
+  async waiting(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM recording_documents WHERE document IS NULL OR format < $1 OR format > $1`,
+      [DOCUMENT_FORMAT],
+    );
+    return rows[0].n;
+  }
+
+  /** Locks up to `batch` waiting rows that no one else holds; their record ids. */
+  private async lockWaiting(client: PoolClient, batch: number): Promise<string[]> {
+    const { rows } = await client.query<{ id: string }>(
+      `SELECT recording_id::text AS id FROM recording_documents
+       WHERE document IS NULL OR format < $1 OR format > $1
+       LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [DOCUMENT_FORMAT, batch],
+    );
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { json, jsonArray, jsonObject } from '../database/json-sql';
+import { iso, micros } from '../database/sql';
+import { RecordingKind } from './recording.vocabulary';
+
+/**
+ * The wire format of meetings and calls, written once, in SQL: PostgreSQL renders each record's
+ * final JSON text (fields in the spec's order; a call has no `bot_history` key at all) and the
+ * service passes it through without parsing it. recording.dto.ts describes the same shape for
+ * the interface description, and every test answer is validated against that document.
+ */
+
+/**
+ * A one-to-many relation of a record: the rows of `from` (whose link table is aliased `l`,
+ * keyed by `l.recording_id`), each shown as `item`, in `order`. `also` adds a condition on the
+ * record (aliased as given).
+ */
+interface Relation {
+  from: string;
+  item: string;
+  order: string;
+  also?: (record: string) => string;
+}
+
+const idName = (alias: string) =>
+  jsonObject([
+    ['id', json(`${alias}.public_id`)],
+    ['name', json(`${alias}.name`)],
+  ]);
+const userRef = (alias: string) =>
+  jsonObject([
+    ['id', json(`${alias}.public_id`)],
+    ['name', json(`${alias}.name`)],
+    ['email', json(`${alias}.email`)],
+  ]);
+
+const RELATIONS = {
+  template_answers: {
+    from: 'recording_answers l JOIN template_questions q ON q.id = l.question_id',
+    item: jsonObject([
+      ['field', json('q.public_id')],
+      ['question', json('q.text')],
+      ['answer', json('l.answer')],
+    ]),
+    order: 'q.position',
+    also: (record) => `q.template_id = ${record}.template_id`,
+  },
+  tags: { from: 'recording_tags l JOIN tags t ON t.id = l.tag_id', item: idName('t'), order: 't.name, t.id' },
+  competitors: { from: 'recording_competitors l JOIN competitors c ON c.id = l.competitor_id', item: idName('c'), order: 'c.name, c.id' },
+  accounts: {
+    from: 'recording_accounts l JOIN accounts ac ON ac.id = l.account_id',
+    item: jsonObject([
+      ['id', json('ac.public_id')],
+      ['domain', json('ac.domain')],
+      ['cnpj', json('ac.cnpj')],
+    ]),
+    order: 'ac.domain, ac.id',
+  },
+  speaking_durations: {
+    from: 'recording_speaking_durations l JOIN users su ON su.id = l.user_id',
+    item: jsonObject([
+      ['user', userRef('su')],
+      ['duration_seconds', json('l.duration_seconds')],
+    ]),
+    order: 'l.duration_seconds DESC, su.id',
+  },
+  skill_scores: {
+    from: 'recording_skill_scores l JOIN users ku ON ku.id = l.user_id JOIN skills sk ON sk.id = l.skill_id',
+    item: jsonObject([
+      ['user', userRef('ku')],
+      ['skill', idName('sk')],
+      ['score', json('l.score')],
+      ['justification', json('l.justification')],
+    ]),
+    order: 'ku.id, sk.name, sk.id',
+  },
+} satisfies Record<string, Relation>;
+
+type RelationName = keyof typeof RELATIONS;
+
+/** The JSON array of relation `name` of record `r`. */
+function relation(name: RelationName): string {
+  const rel: Relation = RELATIONS[name];
+  const also = rel.also ? ` AND ${rel.also('r')}` : '';
+  return jsonArray(rel.item, rel.order, `${rel.from} WHERE l.recording_id = r.id${also}`);
+}
+
+/** A string of a stored JSON document, as JSON text, when it is one. */
+const storedString = (value: string) => `CASE WHEN jsonb_typeof(${value}) = 'string' THEN (${value})::text END`;
+
+/** Only the documented participant fields, each only when recorded as a string; `kind` defaults to external. */
+const PARTICIPANT = `concat('{', concat_ws(',',
+    '"display_name":' || ${storedString("e.p->'display_name'")},
+    '"email":' || ${storedString("e.p->'email'")},
+    '"phone":' || ${storedString("e.p->'phone'")},
+    '"kind":' || coalesce(nullif(e.p->'kind', 'null'), '"external"')::text), '}')`;
+
+const storedValue = (value: string) => `coalesce((${value})::text, 'null')`;
+
+/**
+ * A meeting's bot history as stored (a JSON array, in the capture system's order), each instant
+ * written again by the one serializer of date-times (`iso`): whatever precision a writer
+ * stored, the answer has six fractional digits.
+ */
+const BOT_ENTRY = jsonObject([
+  ['code', storedValue("h.entry->'code'")],
+  ['subcode', storedValue("h.entry->'subcode'")],
+  ['occurred_at', json(iso("(h.entry->>'occurred_at')::timestamptz"))],
+]);
+
+/** The record's JSON text: the one definition of a meeting's or a call's wire format. */
+function documentOf(kind: RecordingKind): string {
+  const evaluationStatus = `coalesce(ev.status, 'not_started')`;
+  const team = jsonObject([
+    ['id', json('tm.public_id')],
+    ['name', json('tm.name')],
+    ['role', json('m.role')],
+    ['is_default', json('m.is_default')],
+  ]);
+  return jsonObject([
+    ['id', json('r.public_id')],
+    ['object', json('r.kind')],
+    ['title', json('r.title')],
+    ['status', json('r.status')],
+    ['type', json('r.media_type')],
+    ['audience', json('r.audience')],
+    ['meeting_at', json(iso('r.meeting_at'))],
+    ['duration_seconds', json('r.duration_seconds')],
+    ['no_show', json('r.no_show')],
+    ['participants', jsonArray(PARTICIPANT, 'e.n', 'jsonb_array_elements(r.participants) WITH ORDINALITY AS e(p, n)')],
+    [
+      'owner',
+      jsonObject([
+        ['id', json('u.public_id')],
+        ['name', json('u.name')],
+        ['email', json('u.email')],
+        [
+          'team',
+          `coalesce((SELECT ${team} FROM team_memberships m JOIN teams tm ON tm.id = m.team_id
+            WHERE m.user_id = u.id ORDER BY m.is_default DESC, m.created_at, m.team_id LIMIT 1), 'null')`,
+        ],
+      ]),
+    ],
+    [
+      'template',
+      `CASE WHEN tpl.id IS NULL THEN 'null' ELSE ${jsonObject([
+        ['id', json('tpl.public_id')],
+        ['name', json('tpl.name')],
+        ['answers', relation('template_answers')],
+      ])} END`,
+    ],
+    ['tags', relation('tags')],
+    [
+      'customer_questions',
+      jsonArray(
+        jsonObject([
+          ['question', storedValue("e.q->'question'")],
+          ['category', storedValue("e.q->'category'")],
+        ]),
+        'e.n',
+        'jsonb_array_elements(r.customer_questions) WITH ORDINALITY AS e(q, n)',
+      ),
+    ],
+    ['competitors', relation('competitors')],
+    [
+      'enablement',
+      `CASE WHEN en.recording_id IS NULL THEN 'null' ELSE ${jsonObject([
+        ['next_steps', json('en.next_steps')],
+        ['meeting_type', json('en.meeting_type')],
+        [
+          'speaking_duration',
+          jsonObject([
+            ['users', relation('speaking_durations')],
+            ['others_seconds', json('en.others_seconds')],
+          ]),
+        ],
+      ])} END`,
+    ],
+    ['accounts', relation('accounts')],
+    [
+      'overall_evaluation',
+      jsonObject([
+        ['status', json(evaluationStatus)],
+        ['justification', json(`CASE WHEN ${evaluationStatus} = 'not_started' THEN NULL ELSE ev.justification END`)],
+      ]),
+    ],
+    ['skill_scores', relation('skill_scores')],
+    [
+      'transcript',
+      jsonObject([
+        ['available', json(`r.transcript_status = 'completed'`)],
+        ['status', json('r.transcript_status')],
+      ]),
+    ],
+    ...(kind === 'meeting'
+      ? [
+          [
+            'bot_history',
+            jsonArray(BOT_ENTRY, 'h.n', `jsonb_array_elements(coalesce(r.bot_history, '[]')) WITH ORDINALITY AS h(entry, n)`),
+          ] as [string, string],
+        ]
+      : []),
+    ['created_at', json(iso('r.created_at'))],
+    ['updated_at', json(iso('r.updated_at'))],
+  ]);
+}
+
+/**
+ * The record `r` rendered now: its JSON text from the tables, one-to-one relations joined and
+ * the rest aggregated per relation. About 0.1 ms of PostgreSQL per record: what the stored
+ * documents save (docs/BENCHMARKS.md).
+ */
+const liveDocument = (kind: RecordingKind) => `(SELECT ${documentOf(kind)}
+    FROM users u
+    LEFT JOIN templates tpl ON tpl.id = r.template_id
+    LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
+    LEFT JOIN recording_enablements en ON en.recording_id = r.id
+    WHERE u.id = r.owner_id)`;
+
+/**
+ * The version of the wire format a stored document was written in: a hash of the statements
+ * that render it, so any change to them (a new field, an escape) makes every stored document
+ * old at once. A reader uses a document of its own format only, and renders the others live;
+ * the refresher writes them again in its own (during a rolling deploy each side reads its own).
+ */
+export const DOCUMENT_FORMAT = createHash('sha256')
+  .update(`${liveDocument('meeting')}\n${liveDocument('call')}`)
+  .digest()
+  .readInt32BE(0);
+
+/** What each statement returns per record: its keyset position, its public id and its JSON text. */
+export interface RecordingDocumentRow {
+  id: string;
+  created_micros: string;
+  public_id: string;
+  document: string;
+}
+
+/**
+ * The statement that answers the records chosen by `records` (a `SELECT r.* FROM recordings r
+ * …` with its own WHERE, ORDER BY and LIMIT), in `(created_at, id)` order: each record's stored
+ * document (recording_documents, kept by the read model) when it is current and of this format,
+ * else the record rendered live. A write invalidates a document in the writing transaction (the
+ * change capture's entries do it), so no reader ever sees one older than the tables it reads.
+ */
+export function recordingDocuments(kind: RecordingKind, records: string): string {
+  return `WITH page AS MATERIALIZED (${records})
+  SELECT r.id, ${micros('r.created_at')} AS created_micros, r.public_id,
+    coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.document END, ${liveDocument(kind)}) AS document
+  FROM page r LEFT JOIN recording_documents d ON d.recording_id = r.id
+  ORDER BY r.created_at, r.id`;
+}
+
+/** The refresher's statement: the records of `kind` among the ids `$1`, rendered now. */
+export const renderDocuments = (kind: RecordingKind) =>
+  `SELECT r.id, ${liveDocument(kind)} AS document FROM recordings r WHERE r.id = ANY ($1::bigint[]) AND r.kind = '${kind}'`;

@@ -1,0 +1,153 @@
+import { get as httpGet, IncomingHttpHeaders } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { COMPRESSION_THRESHOLD_BYTES } from '../../src/common/http/compression.middleware';
+import { RecordingsFactory, UserRef } from '../../src/seeding/recordings.factory';
+import { createClient, tokenFor } from '../support/credentials';
+import { createCompany } from '../support/factories';
+import { OpenApiResponses } from '../support/openapi-responses';
+import { createTestApp, ownerDataSource } from '../support/test-app';
+
+interface Raw {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it crossed the wire. */
+  wire: Buffer;
+  /** The body decoded by its Content-Encoding. */
+  text: string;
+}
+
+/** Headers that differ between two answers of the same request whatever their encoding. */
+const PER_ANSWER = [
+  'date',
+  'x-request-id',
+  'content-length',
+  'transfer-encoding',
+  'content-encoding',
+  'ratelimit',
+  'connection',
+  'keep-alive',
+];
+
+/**
+ * The wire: JSON rendered by PostgreSQL and passed through (meetings and calls), and
+ * compression by Accept-Encoding. Requests go over a real socket, so the bytes are the ones a
+ * client receives, not what a test client decoded.
+ */
+describe('wire format', () => {
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let base: string;
+  let token: string;
+  let factory: RecordingsFactory;
+  let owner: UserRef;
+  let openapi: OpenApiResponses;
+
+  beforeAll(async () => {
+    [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const company = await createCompany(db);
+    factory = new RecordingsFactory(db, company.id);
+    owner = await factory.user({ email: `wire.${company.publicId}@example.com` });
+    const http = request(app.getHttpServer());
+    token = await tokenFor(http, await createClient(db, company, { scopes: ['meetings.read', 'calls.read'] }));
+    openapi = await OpenApiResponses.load(http);
+    for (let i = 0; i < 30; i++) await factory.recording('meeting', { owner });
+  });
+  afterAll(() => Promise.all([db.destroy(), app.close()]));
+
+  function raw(path: string, acceptEncoding?: string): Promise<Raw> {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
+    return new Promise((resolve, reject) => {
+      httpGet(`${base}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const wire = Buffer.concat(chunks);
+          const encoding = res.headers['content-encoding'];
+          const decoded = encoding === 'gzip' ? gunzipSync(wire) : encoding === 'br' ? brotliDecompressSync(wire) : wire;
+          resolve({ status: res.statusCode!, headers: res.headers, wire, text: decoded.toString('utf8') });
+        });
+      }).on('error', reject);
+    });
+  }
+
+  const withoutRequestId = (text: string) => {
+    const body = JSON.parse(text) as { request_id?: string; pagination?: { next_cursor: string | null } };
+    delete body.request_id;
+    if (body.pagination) body.pagination.next_cursor = body.pagination.next_cursor && 'sealed'; // sealed afresh on every answer
+    return body;
+  };
+  const stableHeaders = (h: IncomingHttpHeaders) =>
+    Object.keys(h)
+      .filter((k) => !PER_ANSWER.includes(k))
+      .sort()
+      .map((k) => [k, h[k]]);
+
+  describe('compression', () => {
+    it.each(['gzip', 'br'])('answers a page in %s when asked, the same JSON and headers, a fraction of the bytes', async (encoding) => {
+      const plain = await raw('/v1/meetings?limit=30');
+      const packed = await raw('/v1/meetings?limit=30', encoding);
+      expect([plain.status, packed.status]).toEqual([200, 200]);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(withoutRequestId(packed.text)).toEqual(withoutRequestId(plain.text));
+      expect(JSON.parse(packed.text).request_id).toBe(packed.headers['x-request-id']);
+      expect(packed.wire.length).toBeLessThan(plain.wire.length * 0.3);
+      // Every header but the per-answer ones is the same, Vary and the policy headers included.
+      expect(stableHeaders(packed.headers)).toEqual(stableHeaders(plain.headers));
+      for (const h of [plain.headers, packed.headers]) {
+        expect(h.vary).toMatch(/\bAccept-Encoding\b/);
+        expect(h['cache-control']).toBe('no-store');
+        expect(h['ratelimit-policy']).toBeDefined();
+        expect(h.ratelimit).toBeDefined();
+        expect(h['content-type']).toBe('application/json; charset=utf-8');
+      }
+    });
+
+    it('prefers br when both are acceptable, and honours q=0', async () => {
+      expect((await raw('/v1/meetings?limit=30', 'gzip, deflate, br')).headers['content-encoding']).toBe('br');
+      expect((await raw('/v1/meetings?limit=30', 'gzip;q=0, identity')).headers['content-encoding']).toBeUndefined();
+    });
+
+    it(`leaves answers under ${COMPRESSION_THRESHOLD_BYTES} bytes alone`, async () => {
+      const missing = await raw('/v1/meetings/mtg_0000000000000000000000', 'gzip');
+      expect(missing.status).toBe(404);
+      expect(missing.wire.length).toBeLessThan(COMPRESSION_THRESHOLD_BYTES);
+      expect(missing.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(missing.text).error.code).toBe('RESOURCE_NOT_FOUND');
+    });
+  });
+
+  describe('JSON rendered by PostgreSQL', () => {
+    it('escapes every character a stored string may hold, and keeps only the documented participant fields', async () => {
+      const title = 'Aspas " barra \\ nova\nlinha\ttab \u0001 controle ção 🎉 </script>';
+      const meeting = await factory.recording('meeting', { owner, title });
+      await db.query('UPDATE recordings SET participants = $2 WHERE public_id = $1', [
+        meeting.publicId,
+        JSON.stringify([
+          { display_name: 'Só nome', email: 7, phone: null, kind: null, internal_note: 'never shown' },
+          { email: "o'brien+vendas@example.com", kind: 'external' },
+          { phone: '+55 11 5555-0000' },
+        ]),
+      ]);
+      const res = await raw(`/v1/meetings/${meeting.publicId}`);
+      expect(res.status).toBe(200);
+      const body = JSON.parse(res.text) as { data: { title: string; participants: unknown[] } };
+      expect(body.data.title).toBe(title);
+      expect(body.data.participants).toEqual([
+        { display_name: 'Só nome', kind: 'external' },
+        { email: "o'brien+vendas@example.com", kind: 'external' },
+        { phone: '+55 11 5555-0000', kind: 'external' },
+      ]);
+      // Compact, as JSON.stringify writes it: no space PostgreSQL's json_build_object would add.
+      expect(res.text).toBe(JSON.stringify(body));
+      expect(openapi.errors('/v1/meetings/{meeting_id}', { status: res.status, headers: res.headers, body })).toEqual([]);
+    });
+  });
+});
