@@ -14,6 +14,8 @@ export const TOKEN_TYPE = 'at+jwt';
 export const CLOCK_TOLERANCE_SECONDS = 2;
 /** Far above any token we issue; longer input is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 4096;
+/** Verified tokens remembered at most (about 1 KB each): far more than the clients one instance serves at once. */
+export const VERIFIED_TOKENS = 10_000;
 
 /** What an access token asserts (API-DECISIONS.md "Tokens and credentials"). */
 export interface AccessTokenClaims {
@@ -48,6 +50,8 @@ export class AccessTokens {
   private readonly signingKid: string;
   private readonly verificationKeys = new Map<string, KeyObject>();
   private readonly ttlSeconds: number;
+  /** Tokens verified before, with their claims, least recently used first. */
+  private readonly verified = new Map<string, AccessTokenClaims>();
 
   constructor(secrets: RuntimeSecrets, config: AppConfig) {
     this.signingKey = createPrivateKey(secrets.jwtPrivateKey);
@@ -77,8 +81,30 @@ export class AccessTokens {
     return { token, expiresIn: this.ttlSeconds };
   }
 
-  /** The claims of a valid token; anything else is `401 INVALID_ACCESS_TOKEN`. */
+  /**
+   * The claims of a valid token; anything else is `401 INVALID_ACCESS_TOKEN`. A token that
+   * verified once is remembered (VERIFIED_TOKENS, least recently used out) until it expires: its
+   * signature and claims cannot change, so only its expiry is checked again, and the RSA
+   * verification (about a tenth of a single read's CPU) is paid once per token, not per request.
+   * Whether it may still be used (revocation, the client's state) is checked on every request.
+   */
   verify(token: string): AccessTokenClaims {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp + CLOCK_TOLERANCE_SECONDS > Math.floor(Date.now() / 1000)) {
+        this.verified.delete(token); // most recently used: to the end
+        this.verified.set(token, known);
+        return known;
+      }
+      this.verified.delete(token);
+    }
+    const claims = this.verifyNow(token);
+    if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private verifyNow(token: string): AccessTokenClaims {
     if (token.length > MAX_TOKEN_LENGTH) throw AuthErrors.invalidToken();
     const decoded = jwt.decode(token, { complete: true });
     const kid = decoded?.header.kid;

@@ -41,6 +41,10 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnModu
   async validate(req: Request, token: string): Promise<Principal> {
     const principal = await this.credentials.authenticateToken(token, req.ip);
     this.cls.set('principal', principal);
+    // The tenant transaction authentication opened is ended by the request's work; should a later
+    // guard refuse the request (or the client go away) first, the response's end ends it.
+    const opened = this.cls.get('openedTenant');
+    if (opened) req.res?.once('close', () => opened.endUnclaimed());
     return principal;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ClientStatus } from '../clients/api-client.entity';
+import { TenantTransaction } from '../database/tenant-transaction';
 
 /** A client's state as every request checks it. */
 export interface ClientState {
@@ -42,10 +43,22 @@ interface StateRow {
  */
 @Injectable()
 export class CredentialsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tenant: TenantTransaction,
+  ) {}
 
   async stateOf(clientId: string): Promise<ClientState | null> {
     const [row]: StateRow[] = await this.dataSource.query('SELECT * FROM app_client_state($1)', [clientId]);
+    return row ? toState(clientId, row) : null;
+  }
+
+  /**
+   * The client's state, read in the round trip that opens the request's tenant transaction for
+   * its company (TenantTransaction.openWith): the caller admits the request or abandons it.
+   */
+  async stateOpeningTenant(clientId: string): Promise<ClientState | null> {
+    const row = await this.tenant.openWith<StateRow>((literal) => `SELECT * FROM app_client_state(${literal(clientId)})`);
     return row ? toState(clientId, row) : null;
   }
 

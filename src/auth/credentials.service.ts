@@ -3,7 +3,8 @@ import { AddressAllowList } from '../clients/address-allow-list';
 import { clientSecretMatches } from '../clients/client-secret';
 import { ID_BODY_LENGTH, ID_PREFIX, parseId } from '../common/ids/public-id';
 import { Principal } from '../common/http/request-context';
-import { AccessTokens } from './access-tokens';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { AccessTokenClaims, AccessTokens } from './access-tokens';
 import { AuthErrors } from './auth-errors';
 import { ClientState, CredentialsRepository } from './credentials.repository';
 
@@ -21,6 +22,7 @@ export class CredentialsService {
   constructor(
     private readonly credentials: CredentialsRepository,
     private readonly tokens: AccessTokens,
+    private readonly tenant: TenantTransaction,
   ) {}
 
   async authenticateClient(clientId: string, secret: string, address: string | undefined, basic: boolean): Promise<ClientState> {
@@ -34,9 +36,23 @@ export class CredentialsService {
     return found;
   }
 
+  /**
+   * The caller of a bearer token. The client's state is read in the round trip that opens the
+   * request's tenant transaction (abandoned at once when the token is refused).
+   */
   async authenticateToken(token: string, address: string | undefined): Promise<Principal> {
     const claims = this.tokens.verify(token);
-    const state = await this.credentials.stateOf(claims.sub);
+    const clientId = parseId('client', claims.sub);
+    const state = clientId ? await this.credentials.stateOpeningTenant(clientId) : null;
+    try {
+      return this.admit(claims, state, address);
+    } catch (error) {
+      await this.tenant.abandon();
+      throw error;
+    }
+  }
+
+  private admit(claims: AccessTokenClaims, state: ClientState | null, address: string | undefined): Principal {
     if (
       !state ||
       state.status !== 'active' ||

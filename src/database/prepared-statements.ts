@@ -5,6 +5,19 @@ import type { PoolClient, QueryResultRow } from 'pg';
 const parsedBy = (client: PoolClient) =>
   (client as unknown as { connection: { parsedStatements: Record<string, unknown> } }).connection.parsedStatements;
 
+/** Statement names by text: a statement's text is hashed once, not on every request. */
+const NAMES = new Map<string, string>();
+
+function nameOf(text: string): string {
+  let name = NAMES.get(text);
+  if (!name) {
+    name = `t_${createHash('sha1').update(text).digest('base64url')}`;
+    if (NAMES.size >= 1024) NAMES.clear(); // texts are a small fixed set (values are always parameters): a bound all the same
+    NAMES.set(text, name);
+  }
+  return name;
+}
+
 /**
  * The named prepared statements of each pooled connection, least recently used first. A
  * statement of the record query costs its backend hundreds of KB, so a connection keeps at most
@@ -21,7 +34,7 @@ export class PreparedStatements {
   /** Runs `text` on `client`, as a kept named statement when the cap allows, else unnamed. */
   async run<T extends QueryResultRow>(client: PoolClient, text: string, values: unknown[]): Promise<T[]> {
     if (this.max === 0) return (await client.query<T>({ text, values })).rows;
-    const name = `t_${createHash('sha1').update(text).digest('base64url')}`;
+    const name = nameOf(text);
     let kept = this.byConnection.get(client);
     if (!kept) this.byConnection.set(client, (kept = new Map()));
     if (!kept.delete(name)) {

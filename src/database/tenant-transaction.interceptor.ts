@@ -15,6 +15,7 @@ export class TenantTransactionInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const principal = this.cls.get('principal');
     if (!principal) return next.handle();
-    return from(this.tenant.run(principal.companyId, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    // Authentication opened it (with the client's state, in one round trip): the work runs in it.
+    return from(this.tenant.runOpened(principal.companyId, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 }

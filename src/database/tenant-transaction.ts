@@ -11,6 +11,48 @@ declare module '../common/http/request-context' {
   interface RequestStore {
     /** The statements of the request's read-only tenant transaction, while it is open. */
     tenantSql?: TenantSql;
+    /** The transaction authentication opened (TenantTransaction.openWith), until the request's work ends it. */
+    openedTenant?: OpenedTenant;
+  }
+}
+
+/**
+ * A tenant transaction opened ahead of the request's work: committed once the work succeeds,
+ * rolled back otherwise, and its connection released exactly once, whichever comes first
+ * (`end`, or the response closing after a refusal by a later guard).
+ */
+export class OpenedTenant {
+  private ended = false;
+  private claimed = false;
+
+  constructor(
+    readonly sql: TenantSql,
+    private readonly client: PoolClient,
+    private readonly release: () => Promise<void>,
+  ) {}
+
+  /** The request's work takes it over (only while it is open): from then on only the work ends it. */
+  claim(): boolean {
+    if (this.ended) return false;
+    this.claimed = true;
+    return true;
+  }
+
+  /** Ends it unless the work took it over: the response closed before the work ran (a refusal, an aborted request). */
+  endUnclaimed(): void {
+    if (!this.claimed) void this.end(false).catch(() => undefined);
+  }
+
+  async end(commit: boolean): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    } catch (error) {
+      if (commit) throw error;
+    } finally {
+      await this.release();
+    }
   }
 }
 
@@ -78,6 +120,68 @@ export class TenantTransaction {
     } finally {
       await runner.release();
     }
+  }
+
+  /**
+   * Opens the request's tenant transaction and reads, in the same round trip, the row that names
+   * its tenant: `lookup` is a statement (its values written in as literals by the caller, with
+   * `escapeLiteral`) whose one row has `company_id`; the transaction's `app.company_id` is set
+   * from it. Authentication uses it to check the client's state and open the transaction at
+   * once: one round trip fewer per request than a lookup, then `BEGIN`. Without a row the
+   * transaction is ended at once and null returned. The caller decides whether the row admits
+   * the request and calls `abandon()` otherwise; the interceptor that runs the request's work
+   * ends it (`finishOpened`).
+   */
+  async openWith<R extends { company_id: string }>(lookup: (escapeLiteral: (value: string) => string) => string): Promise<R | null> {
+    const runner = this.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    const opened = new OpenedTenant(new TenantSql(client, this.prepared), client, () => runner.release());
+    try {
+      const results = (await client.query(
+        `BEGIN READ ONLY; SELECT l.*, set_config('app.company_id', l.company_id::text, true) AS _tenant,
+           set_config('plan_cache_mode', 'force_generic_plan', true) AS _plans FROM (${lookup((v) => client.escapeLiteral(v))}) l`,
+      )) as unknown as Array<{ rows: R[] }>;
+      const rows = results[1].rows;
+      if (rows.length !== 1) {
+        await opened.end(false);
+        return null;
+      }
+      this.cls.set('openedTenant', opened);
+      return rows[0];
+    } catch (error) {
+      await opened.end(false);
+      throw error;
+    }
+  }
+
+  /** Ends the transaction authentication opened for this request, if any, without its work (a refusal). */
+  async abandon(): Promise<void> {
+    const opened = this.cls.get('openedTenant');
+    this.cls.set('openedTenant', undefined);
+    await opened?.end(false);
+  }
+
+  /**
+   * Runs the request's work in the transaction authentication opened (committed after it,
+   * rolled back if it throws), or in one of its own when none was opened.
+   */
+  async runOpened<T>(companyId: string, work: () => Promise<T>): Promise<T> {
+    const opened = this.cls.get('openedTenant');
+    if (!opened) return this.run(companyId, work);
+    this.cls.set('openedTenant', undefined);
+    if (!opened.claim()) throw new Error('the tenant transaction ended before the request could use it (the response closed)');
+    let result: T;
+    try {
+      result = await this.cls.run({ ifNested: 'inherit' }, () => {
+        this.cls.set('tenantSql', opened.sql);
+        return work();
+      });
+    } catch (error) {
+      await opened.end(false);
+      throw error;
+    }
+    await opened.end(true);
+    return result;
   }
 
   /** Runs a statement in the current request's tenant transaction (outside one, a programming error). */

@@ -210,12 +210,16 @@ function documentOf(kind: RecordingKind): string {
  * the rest aggregated per relation. About 0.1 ms of PostgreSQL per record: what the stored
  * documents save (docs/BENCHMARKS.md).
  */
-const liveDocument = (kind: RecordingKind) => `(SELECT ${documentOf(kind)}
+const renderLive = (kind: RecordingKind) => `(SELECT ${documentOf(kind)}
     FROM users u
     LEFT JOIN templates tpl ON tpl.id = r.template_id
     LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
     LEFT JOIN recording_enablements en ON en.recording_id = r.id
     WHERE u.id = r.owner_id)`;
+
+/** Built once: each statement text is the same string on every request (hashed and sent as it is). */
+const LIVE: Record<RecordingKind, string> = { meeting: renderLive('meeting'), call: renderLive('call') };
+const liveDocument = (kind: RecordingKind) => LIVE[kind];
 
 /**
  * The version of the wire format a stored document was written in: a hash of the statements
@@ -244,6 +248,20 @@ export interface RecordingDocumentRow {
  * change capture's entries do it), so no reader ever sees one older than the tables it reads.
  */
 export function recordingDocuments(kind: RecordingKind, records: string): string {
+  const key = `${kind}:${records}`;
+  let statement = STATEMENTS.get(key);
+  if (!statement) {
+    statement = documentsStatement(kind, records);
+    if (STATEMENTS.size >= 256) STATEMENTS.clear(); // a bounded set of shapes in practice; never unbounded
+    STATEMENTS.set(key, statement);
+  }
+  return statement;
+}
+
+/** The statements built so far, by kind and record selection. */
+const STATEMENTS = new Map<string, string>();
+
+function documentsStatement(kind: RecordingKind, records: string): string {
   return `WITH page AS MATERIALIZED (${records})
   SELECT r.id, ${micros('r.created_at')} AS created_micros, r.public_id,
     coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.document END, ${liveDocument(kind)}) AS document

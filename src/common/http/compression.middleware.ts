@@ -12,8 +12,19 @@ import type { RequestHandler } from 'express';
  */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
-export const compressionMiddleware: RequestHandler = compression({
+const compress = compression({
   threshold: COMPRESSION_THRESHOLD_BYTES,
   level: 1,
   brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
 });
+
+/**
+ * A request that accepts no encoding is only told `Vary: Accept-Encoding` (what the library
+ * would say of a JSON answer), without wrapping its response: that wrapping cost about 5% of a
+ * single read's CPU for answers it would never compress.
+ */
+export const compressionMiddleware: RequestHandler = (req, res, next) => {
+  if (req.headers['accept-encoding']) return compress(req, res, next);
+  res.vary('Accept-Encoding');
+  next();
+};

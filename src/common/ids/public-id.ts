@@ -61,10 +61,29 @@ export function mintId(kind: IdKind): string {
   return ID_PREFIX[kind] + randomIdBody();
 }
 
+/**
+ * Random bytes drawn from the CSPRNG 4 KiB at a time and handed out 32 at a time: one call into
+ * it per 128 ids instead of one per id (per request, the request id), which cost about 5% of the
+ * framework floor's CPU. Each byte is handed out once.
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let used = POOL_BYTES;
+
+function random32(): Buffer {
+  if (used + 32 > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  const bytes = pool.subarray(used, used + 32);
+  used += 32;
+  return bytes;
+}
+
 /** The 22 random base62 characters of every id the service mints (public ids, request ids, token ids). */
 export function randomIdBody(): string {
   for (;;) {
-    const body = randomBytes(32).toString('base64').replace(/[+/=]/g, '').slice(0, ID_BODY_LENGTH);
+    const body = random32().toString('base64').replace(/[+/=]/g, '').slice(0, ID_BODY_LENGTH);
     if (body.length === ID_BODY_LENGTH) return body; // 43 symbols to draw from, so almost always
   }
 }
