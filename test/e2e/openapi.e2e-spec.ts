@@ -128,6 +128,9 @@ describe('interface description', () => {
     }
   });
 
+  /** Every answer may be compressed when the request accepts it: Vary always, Content-Encoding when it is. */
+  const COMPRESSION = ['Content-Encoding', 'Vary'];
+
   it('documents rate limiting on every operation: its policies, the RateLimit headers, and a 429 with Retry-After in its error shape', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     let operations = 0;
@@ -140,11 +143,20 @@ describe('interface description', () => {
           expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
         );
         expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(
-          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Content-Type-Options', 'X-Request-Id'].sort(),
+          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Content-Type-Options', 'X-Request-Id', ...COMPRESSION].sort(),
         );
         const tooMany = operation.responses['429'];
         expect(Object.keys(tooMany.headers).sort()).toEqual(
-          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Content-Type-Options', 'X-Request-Id'].sort(),
+          [
+            'Cache-Control',
+            'Pragma',
+            'RateLimit',
+            'RateLimit-Policy',
+            'Retry-After',
+            'X-Content-Type-Options',
+            'X-Request-Id',
+            ...COMPRESSION,
+          ].sort(),
         );
         expect(tooMany.content['application/json'].schema.$ref).toBe(
           path === '/oauth/token' ? '#/components/schemas/OAuthErrorBody' : '#/components/schemas/ErrorEnvelope',

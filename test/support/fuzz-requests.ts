@@ -5,7 +5,7 @@
 import { createHmac, createPrivateKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { basicAuth } from './credentials';
@@ -660,7 +660,10 @@ export class RawHttp {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('error', reject);
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            // A compressed answer (the request accepted it) is checked as the client reads it.
+            const wire = Buffer.concat(chunks);
+            const coding = res.headers['content-encoding'];
+            const text = (coding === 'gzip' ? gunzipSync(wire) : coding === 'br' ? brotliDecompressSync(wire) : wire).toString('utf8');
             let json: unknown;
             try {
               json = text ? JSON.parse(text) : undefined;
