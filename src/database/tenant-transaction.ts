@@ -170,15 +170,16 @@ export class TenantTransaction {
     if (!opened) return this.run(companyId, work);
     this.cls.set('openedTenant', undefined);
     if (!opened.claim()) throw new Error('the tenant transaction ended before the request could use it (the response closed)');
+    // The request's own context holds it while the work runs (no nested context needed: one request, one transaction).
+    this.cls.set('tenantSql', opened.sql);
     let result: T;
     try {
-      result = await this.cls.run({ ifNested: 'inherit' }, () => {
-        this.cls.set('tenantSql', opened.sql);
-        return work();
-      });
+      result = await work();
     } catch (error) {
       await opened.end(false);
       throw error;
+    } finally {
+      this.cls.set('tenantSql', undefined);
     }
     await opened.end(true);
     return result;

@@ -105,14 +105,23 @@ export class DocumentRefresher implements OnModuleDestroy {
     return rows[0].n;
   }
 
-  /** Locks up to `batch` waiting rows that no one else holds; their record ids. */
+  /**
+   * Locks up to `batch` waiting rows that no one else holds; their record ids. Empty documents
+   * first, through their partial index in id order, then documents of another format through the
+   * format index (two ranges): each an index walk that stops at `batch`, whatever the table's
+   * size (a single OR of the three let PostgreSQL scan the table from its start on every batch).
+   */
   private async lockWaiting(client: PoolClient, batch: number): Promise<string[]> {
-    const { rows } = await client.query<{ id: string }>(
-      `SELECT recording_id::text AS id FROM recording_documents
-       WHERE document IS NULL OR format < $1 OR format > $1
-       LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [DOCUMENT_FORMAT, batch],
-    );
-    return rows.map((r) => r.id);
+    const ids: string[] = [];
+    for (const waiting of ['document IS NULL', 'format < $2', 'format > $2']) {
+      if (ids.length >= batch) break;
+      const { rows } = await client.query<{ id: string }>(
+        `SELECT recording_id::text AS id FROM recording_documents WHERE ${waiting}
+         ORDER BY ${waiting.startsWith('format') ? 'format, ' : ''}recording_id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        waiting.includes('$2') ? [batch - ids.length, DOCUMENT_FORMAT] : [batch - ids.length],
+      );
+      ids.push(...rows.map((r) => r.id));
+    }
+    return ids;
   }
 }

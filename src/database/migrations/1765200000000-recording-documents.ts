@@ -30,7 +30,7 @@ export class RecordingDocuments1765200000000 implements MigrationInterface {
       )`);
     // What the refresher looks for: empty documents, and documents of another format.
     await q.query('CREATE INDEX recording_documents_empty ON recording_documents (recording_id) WHERE document IS NULL');
-    await q.query('CREATE INDEX recording_documents_format ON recording_documents (format)');
+    await q.query('CREATE INDEX recording_documents_format ON recording_documents (format, recording_id)');
     await q.query(`SELECT app_enable_tenant_rls('recording_documents', 'company_id')`);
     // Entries of this transaction only: compaction rewrites old entries and changes nothing shown.
     // No foreign key to recordings: its check would cost a lookup per new record; a removed
