@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
+import { DOCUMENT_FORMAT } from '../../src/recordings/recording.sql';
 import { loadConfig } from '../../src/config/app-config';
 import { ACTIVITY_KINDS } from '../../src/seeding/activity-simulator';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';
@@ -320,6 +321,17 @@ describe('admin CLI: seeds', () => {
     const company = await owner.getRepository(Company).findOneByOrFail({ publicId: out.company_id });
     const [{ count }] = await owner.query('SELECT count(*)::int AS count FROM recordings WHERE company_id = $1', [company.id]);
     expect(count).toBeGreaterThanOrEqual(50);
+    // Its records' documents are written by the worker, or now by documents:refresh.
+    const refresh = await cli('documents:refresh', '--json');
+    expect(refresh.code).toBe(0);
+    const run = onlyJson(refresh.stdout) as Record<string, number>;
+    expect(Object.keys(run).sort()).toEqual(['added', 'batches', 'removed', 'rendered', 'seconds']);
+    expect(run.batches).toBeGreaterThanOrEqual(1);
+    const [docs] = await owner.query(
+      'SELECT count(*)::int AS n, count(*) FILTER (WHERE format = $2)::int AS current FROM recording_documents WHERE company_id = $1',
+      [company.id, DOCUMENT_FORMAT],
+    );
+    expect(docs).toEqual({ n: count, current: count });
   }, 60_000);
 });
 

@@ -1,10 +1,11 @@
-import { get as httpGet, IncomingHttpHeaders } from 'node:http';
+import { get as httpGet, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { COMPRESSION_THRESHOLD_BYTES } from '../../src/common/http/compression.middleware';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { RecordingsFactory, UserRef } from '../../src/seeding/recordings.factory';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
@@ -42,6 +43,8 @@ describe('wire format', () => {
   let app: NestExpressApplication;
   let base: string;
   let token: string;
+  let clientId: string;
+  let clientSecret: string;
   let factory: RecordingsFactory;
   let owner: UserRef;
   let openapi: OpenApiResponses;
@@ -54,7 +57,10 @@ describe('wire format', () => {
     factory = new RecordingsFactory(db, company.id);
     owner = await factory.user({ email: `wire.${company.publicId}@example.com` });
     const http = request(app.getHttpServer());
-    token = await tokenFor(http, await createClient(db, company, { scopes: ['meetings.read', 'calls.read'] }));
+    // Every scope: the token answer then passes the compression threshold like a page would.
+    const client = await createClient(db, company, { scopes: [...ALL_SCOPES] });
+    [clientId, clientSecret] = [client.clientId, client.clientSecret];
+    token = await tokenFor(http, client);
     openapi = await OpenApiResponses.load(http);
     for (let i = 0; i < 30; i++) await factory.recording('meeting', { owner });
   });
@@ -113,6 +119,27 @@ describe('wire format', () => {
     it('prefers br when both are acceptable, and honours q=0', async () => {
       expect((await raw('/v1/meetings?limit=30', 'gzip, deflate, br')).headers['content-encoding']).toBe('br');
       expect((await raw('/v1/meetings?limit=30', 'gzip;q=0, identity')).headers['content-encoding']).toBeUndefined();
+    });
+
+    it('never compresses the token endpoint (a fresh token beside requester-chosen text is what BREACH measures)', async () => {
+      const answer = await new Promise<{ headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
+        const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString();
+        const req = httpRequest(
+          `${base}/oauth/token`,
+          { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-encoding': 'gzip, br' } },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+            res.on('end', () => resolve({ headers: res.headers, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(JSON.parse(answer.text).access_token).toEqual(expect.any(String));
+      expect(answer.text.length).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES); // big enough to be compressed anywhere else
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.headers.vary).toMatch(/\bAccept-Encoding\b/);
     });
 
     it(`leaves answers under ${COMPRESSION_THRESHOLD_BYTES} bytes alone`, async () => {

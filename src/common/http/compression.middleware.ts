@@ -1,6 +1,7 @@
 import { constants } from 'node:zlib';
 import compression from 'compression';
 import type { RequestHandler } from 'express';
+import { OAUTH_TOKEN_PATH } from './request-surface.middleware';
 
 /**
  * Answers compressed when the client asks (`Accept-Encoding: br` or `gzip`), from 1 KiB up,
@@ -21,10 +22,12 @@ const compress = compression({
 /**
  * A request that accepts no encoding is only told `Vary: Accept-Encoding` (what the library
  * would say of a JSON answer), without wrapping its response: that wrapping cost about 5% of a
- * single read's CPU for answers it would never compress.
+ * single read's CPU for answers it would never compress. The token endpoint's answers are never
+ * compressed: they carry a fresh access token, and compressing a secret beside anything a
+ * requester chose is what BREACH-style length attacks measure (docs/SECURITY.md).
  */
 export const compressionMiddleware: RequestHandler = (req, res, next) => {
-  if (req.headers['accept-encoding']) return compress(req, res, next);
+  if (req.headers['accept-encoding'] && req.path !== OAUTH_TOKEN_PATH) return compress(req, res, next);
   res.vary('Accept-Encoding');
   next();
 };

@@ -30,10 +30,10 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const request_id = this.cls.getId();
     return next.handle().pipe(
       map((result: unknown) => {
-        if (result instanceof JsonText) return serialized([result], `{"data":${result.text}`, request_id);
+        const tail = `,"request_id":${JSON.stringify(request_id)}}`;
+        if (result instanceof JsonText) return SerializedBody.of('{"data":', [result], '', tail);
         if (result instanceof Page && isRendered(result.data)) {
-          const data = `{"data":[${result.data.map((d) => d.text).join(',')}],"pagination":${JSON.stringify(result.pagination)}`;
-          return serialized(result.data, data, request_id);
+          return SerializedBody.of('{"data":[', result.data, ',', `],"pagination":${JSON.stringify(result.pagination)}${tail}`);
         }
         if (result instanceof Page) return { data: result.data, pagination: result.pagination, request_id };
         if (result instanceof Collection) return { data: result.data, request_id };
@@ -44,11 +44,3 @@ export class EnvelopeInterceptor implements NestInterceptor {
 }
 
 const isRendered = (data: unknown[]): data is JsonText[] => data.length > 0 && data.every((d) => d instanceof JsonText);
-
-/** The envelope's text: `head` (the data, and the pagination of a page) then the request id. */
-function serialized(items: JsonText[], head: string, requestId: string): SerializedBody {
-  return new SerializedBody(
-    `${head},"request_id":${JSON.stringify(requestId)}}`,
-    items.map((i) => i.id),
-  );
-}

@@ -29,11 +29,22 @@ export class HardenedExpressAdapter extends ExpressAdapter {
     Object.assign(app.router as object, { caseSensitive: true, strict: true });
   }
 
-  /** A body serialized already (SerializedBody) is written as it is; anything else as Nest writes it. */
+  /**
+   * A body serialized already (SerializedBody) is written as it is, part by part (no string of
+   * the whole body is ever built), with the headers Express's `send` would give it; anything
+   * else as Nest writes it.
+   */
   override reply(response: import('express').Response, body: unknown, statusCode?: number): unknown {
     if (!(body instanceof SerializedBody)) return super.reply(response, body, statusCode);
     if (statusCode) response.status(statusCode);
-    return response.type('application/json').send(body.text);
+    let length = 0;
+    for (const part of body.parts) length += Buffer.byteLength(part);
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', length);
+    if (response.req.method === 'HEAD') return response.end();
+    response.cork(); // one write to the socket for all the parts (uncorked by end)
+    for (const part of body.parts) response.write(part);
+    return response.end();
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -32,12 +32,20 @@ export class QueryValidationPipe implements PipeTransform {
   }
 }
 
+/** The query names each DTO declares, read from class-validator's metadata once per DTO (not per request). */
+const KNOWN = new WeakMap<object, Set<string>>();
+
 function knownProperties(dto: abstract new (...args: never[]) => unknown): Set<string> {
-  return new Set(
-    getMetadataStorage()
-      .getTargetValidationMetadatas(dto as never, '', true, false)
-      .map((m) => m.propertyName),
-  );
+  let known = KNOWN.get(dto);
+  if (!known) {
+    known = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto as never, '', true, false)
+        .map((m) => m.propertyName),
+    );
+    KNOWN.set(dto, known);
+  }
+  return known;
 }
 
 function toApiError(errors: ValidationError[]): ApiError {
