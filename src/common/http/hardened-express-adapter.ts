@@ -42,7 +42,8 @@ export class HardenedExpressAdapter extends ExpressAdapter {
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', length);
     if (response.req.method === 'HEAD') return response.end();
-    response.cork(); // one write to the socket for all the parts (uncorked by end)
+    // Not corked: the compression middleware pauses its stream until the response drains, which a
+    // corked socket never does before `end` (a page hung so). A page is three parts, three writes.
     for (const part of body.parts) response.write(part);
     return response.end();
   }
