@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { COMPRESSION_THRESHOLD_BYTES } from '../../src/common/http/compression.middleware';
+import { BROTLI_WINDOW_BITS, COMPRESSION_THRESHOLD_BYTES } from '../../src/common/http/compression.middleware';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { RecordingsFactory, UserRef } from '../../src/seeding/recordings.factory';
 import { createClient, tokenFor } from '../support/credentials';
@@ -127,6 +127,16 @@ describe('wire format', () => {
     it('prefers br when both are acceptable, and honours q=0', async () => {
       expect((await raw('/v1/meetings?limit=100', 'gzip, deflate, br')).headers['content-encoding']).toBe('br');
       expect((await raw('/v1/meetings?limit=100', 'gzip;q=0, identity')).headers['content-encoding']).toBeUndefined();
+    });
+
+    it(`writes br with a ${2 ** BROTLI_WINDOW_BITS / 1024} KiB window, never the 4 MiB default whose buffers outlive the streams`, async () => {
+      const packed = await raw('/v1/meetings?limit=100', 'br');
+      expect(packed.headers['content-encoding']).toBe('br');
+      // The stream header (RFC 7932, 9.1): bit 0 set, bits 1-3 = n, a window of 2^(17 + n) bytes.
+      const first = packed.wire[0];
+      expect(first & 1).toBe(1);
+      expect(17 + ((first >> 1) & 7)).toBe(BROTLI_WINDOW_BITS);
+      expect(BROTLI_WINDOW_BITS).toBeLessThan(22);
     });
 
     it('never compresses the token endpoint (a fresh token beside requester-chosen text is what BREACH measures)', async () => {
