@@ -10,6 +10,7 @@ import type { DocumentsRefresh } from './dataset';
 import type { FeedReport } from './feed';
 import type { WebhookLatency, WebhookReport } from './webhooks';
 import { FLOOR } from './scenarios';
+import type { MetricsScrape } from './metrics';
 
 export interface Machine {
   cpu: string;
@@ -64,6 +65,8 @@ export interface BenchReport {
   anchor?: { service: Measurement[]; anchor: Measurement[] };
   /** A page of 100 asked for in each encoding: the bytes of its body on the wire, and the same page alternating between encodings. */
   compression?: { bytes: Record<Encoding, number>; measured: Measurement[] };
+  /** #24: a scrape of /metrics after the main pass, and the reads with metrics against METRICS_PORT=off, alternating. */
+  metrics?: { scrape: MetricsScrape; on: Measurement[]; off: Measurement[] };
 }
 
 export const ENCODINGS = ['identity', 'gzip', 'br'] as const;
@@ -195,6 +198,7 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
     targets.push({ target: 'p50 at 1M meetings ≤ 1.3× at 10k', measured: `not measured: ${report.scaling.skipped}`, met: false });
   }
   targets.push(...readTargets(report, single, first));
+  targets.push(...metricsTargets(report));
   const everything = allMeasurements(report);
   const errors = everything.reduce((n, m) => n + m.errors, 0);
   const non2xx = everything.reduce((n, m) => n + m.non_2xx, 0);
@@ -219,6 +223,32 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       measured: pct(share),
       met: share >= 0.95,
     });
+  }
+  return targets;
+}
+
+/** #24: every metric live in a scrape during the bench, no unbounded label, and metrics costing under 3%. */
+function metricsTargets(report: Omit<BenchReport, 'targets'>): Target[] {
+  if (!report.metrics) return [];
+  const { scrape, on, off } = report.metrics;
+  const dead = scrape.required.filter((r) => !r.live);
+  const targets: Target[] = [
+    {
+      target: `/metrics shows every required metric with a live value during the bench (${scrape.required.length})`,
+      measured: dead.length
+        ? `not live: ${dead.map((d) => d.name).join(', ')}`
+        : `${scrape.required.length} live of ${scrape.families} families, ${scrape.bytes.toLocaleString('en')} bytes`,
+      met: dead.length === 0,
+    },
+    {
+      target: 'no metric label carries an id, an address or a query',
+      measured: scrape.unbounded.length ? scrape.unbounded.join(', ') : 'none',
+      met: scrape.unbounded.length === 0,
+    },
+  ];
+  for (const m of on) {
+    const share = m.requests_per_second / byName(off, m.name).requests_per_second;
+    targets.push({ target: `${m.title} with metrics ≥ 97% of the same with METRICS_PORT=off`, measured: pct(share), met: share >= 0.97 });
   }
   return targets;
 }
@@ -273,6 +303,7 @@ export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measureme
     ...('small' in report.scaling ? [...report.scaling.small, ...report.scaling.large] : []),
     ...(report.anchor ? [...report.anchor.service, ...report.anchor.anchor] : []),
     ...(report.compression?.measured ?? []),
+    ...(report.metrics ? [...report.metrics.on, ...report.metrics.off] : []),
   ];
 }
 
@@ -340,6 +371,16 @@ export function renderMarkdown(report: BenchReport): string {
           `A page of 100 meetings: ${ENCODINGS.map((e) => `${report.compression!.bytes[e].toLocaleString('en')} bytes as ${e}`).join(', ')}. The same page asked for in each encoding, alternating for ${o.rounds} rounds:`,
           '',
           table(report.compression.measured),
+          '',
+        ]
+      : []),
+    ...(report.metrics
+      ? [
+          '### Metrics',
+          '',
+          `A scrape of the production service's \`/metrics\` after the main pass: ${report.metrics.scrape.families} metric families, ${report.metrics.scrape.bytes.toLocaleString('en')} bytes; ${report.metrics.scrape.required.filter((r) => r.live).length} of the ${report.metrics.scrape.required.length} required ones live (${report.metrics.scrape.required.map((r) => `\`${r.name}\` ${r.samples}`).join(', ')} samples). The production build against the same with \`METRICS_PORT=off\` (nothing recorded), side by side, alternating for ${o.rounds} rounds:`,
+          '',
+          table(report.metrics.on.flatMap((m) => [m, byName(report.metrics!.off, m.name)])),
           '',
         ]
       : []),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { RedisRateLimitStore } from '../src/rate-limit/redis-rate-limit-store';
 import { freePort } from '../src/database/embedded-postgres';
+import { scrapeMetrics } from './metrics';
 import { hasRedisServer, RedisServer, startRedisServer } from '../test/support/redis';
 import { BenchDatabase } from './database';
 import { createTenant, feedCursorAt, prepareFixtures, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
@@ -304,6 +305,10 @@ async function main(): Promise<void> {
     await preflight(service.baseUrl, scenarios, fixtures, o.chatMessages);
     const main: Measurement[] = [];
     for (const scenario of scenarios) main.push(await run(settings, scenario));
+    const metricsScrape = await scrapeMetrics(service.metricsUrl!);
+    log(
+      `metrics: ${metricsScrape.required.filter((r) => r.live).length} of ${metricsScrape.required.length} required metrics live at ${metricsScrape.url}`,
+    );
     log(`compression: a page of 100 in each encoding, ${o.rounds} alternating rounds`);
     const compression = await compressionPass(settings, token, o.rounds);
     log('change feed latency: one commit every 10 ms, a reader polling every 50 ms');
@@ -346,6 +351,13 @@ async function main(): Promise<void> {
     log(`the raw anchor: the production build against bench/raw-anchor.ts, ${o.rounds} alternating rounds each`);
     const anchor = await anchorPass(sideBySide, fixtures.meetingIds);
 
+    log(`metrics' cost: the production build against the same with METRICS_PORT=off, ${o.rounds} alternating rounds each`);
+    const [withMetrics, withoutMetrics] = await alternatingPass(sideBySide, [single, firstPage], {
+      a: { entry: PRODUCTION_ENTRY, name: 'metrics' },
+      b: { entry: PRODUCTION_ENTRY, name: 'no-metrics', env: { METRICS_PORT: 'off' }, title: 'METRICS_PORT=off' },
+    });
+    const metrics: BenchReport['metrics'] = { scrape: metricsScrape, on: withMetrics, off: withoutMetrics };
+
     log('rate-limit counters in Redis');
     const redis = await redisPass(
       env,
@@ -372,6 +384,7 @@ async function main(): Promise<void> {
       webhooks,
       anchor,
       compression,
+      metrics,
       peak_rss_mb: 0,
       seconds: seconds(began),
     };

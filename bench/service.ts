@@ -4,6 +4,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchDatabase } from './database';
+import { freePort } from '../src/database/embedded-postgres';
 
 export const PRODUCTION_ENTRY = join('dist', 'src', 'main.js');
 /** Quotas no scenario can reach, so the limiter is exercised on every request but never refuses. */
@@ -80,6 +81,8 @@ export class ServiceProcess {
     private readonly child: ChildProcess,
     readonly baseUrl: string,
     private readonly logFile: string,
+    /** `http://127.0.0.1:<METRICS_PORT>/metrics`, unless METRICS_PORT=off. */
+    readonly metricsUrl?: string,
   ) {
     this.rss = new RssSampler(child.pid!);
   }
@@ -94,8 +97,14 @@ export class ServiceProcess {
   ): Promise<ServiceProcess> {
     const log = createWriteStream(logFile, { flags: 'a' });
     await new Promise((resolve) => log.once('open', resolve));
-    const child = spawn(process.execPath, [...nodeFlags, entry], { env: { ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
-    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, logFile);
+    // Each service its own metrics port: several run side by side.
+    const metricsPort = env.METRICS_PORT === 'off' ? undefined : String(await freePort());
+    const child = spawn(process.execPath, [...nodeFlags, entry], {
+      env: { ...env, PORT: String(port), METRICS_PORT: metricsPort ?? 'off' },
+      stdio: ['ignore', log, log],
+    });
+    const metricsUrl = metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, logFile, metricsUrl);
     let exited: number | null | undefined;
     child.once('exit', (code) => (exited = code));
     const deadline = Date.now() + 60_000;

@@ -30,6 +30,9 @@ import { TenantTransactionInterceptor } from './database/tenant-transaction.inte
 import { EmailsModule } from './emails/emails.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { Metrics } from './metrics/metrics';
+import { MetricsModule } from './metrics/metrics.module';
 import { RATE_LIMIT_POLICY_HEADER } from './rate-limit/rate-limit-headers';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -43,7 +46,7 @@ import { inProcessWorker } from './webhooks/webhooks.module';
  * The request pipeline, in the order a request meets it:
  *
  * 1. Express middleware, before routing (createApp mounts requestMiddleware in this order):
- *    compression (by Accept-Encoding) → draining → request id → malformed path escapes made literal → surface and no-store →
+ *    request metrics (unless METRICS_PORT=off) → compression (by Accept-Encoding) → draining → request id → malformed path escapes made literal → surface and no-store →
  *    the token endpoint's RateLimit-Policy; then nestjs-cls opens the request context and
  *    the token endpoint's body parser runs (AuthModule).
  * 2. requestPipeline below, Nest's enhancers in their order: the guards, which are the
@@ -57,7 +60,9 @@ import { inProcessWorker } from './webhooks/webhooks.module';
 
 /** Express middleware of every request, in order (see above). */
 export function requestMiddleware(app: INestApplicationContext): RequestHandler[] {
+  const metrics = app.get(Metrics);
   return [
+    ...(metrics.enabled ? [httpMetricsMiddleware(metrics)] : []),
     compressionMiddleware,
     drainingMiddleware(app.get(ShutdownState)),
     requestIdMiddleware,
@@ -101,6 +106,7 @@ export class AppModule {
       imports: [
         RuntimeModule.forRoot(runtime),
         LoggingModule,
+        MetricsModule.forRoot(),
         ClsModule.forRoot({
           global: true,
           middleware: { mount: true, generateId: true, idGenerator: (req) => req.requestId },

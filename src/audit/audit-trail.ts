@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
+import { Metrics } from '../metrics/metrics';
 import { AuditEvent } from './audit-event';
 
 /** Why a fail-closed write did not commit in time (or at all). */
@@ -42,8 +43,10 @@ export class AuditTrail implements OnModuleDestroy {
   private scheduled = false;
   /** Counters since start: rows committed, batches written, best-effort rows lost, fail-closed writes refused. */
   readonly stats = { written: 0, batches: 0, lost: 0, refused: 0 };
+  private readonly metrics: Metrics;
 
-  constructor(urls: DatabaseUrls, config: AppConfig) {
+  constructor(urls: DatabaseUrls, config: AppConfig, metrics: Metrics) {
+    this.metrics = metrics;
     this.timeoutMs = config.auditTimeoutMs;
     this.queueLimit = config.auditQueueLimit;
     this.pool = new Pool({
@@ -59,6 +62,18 @@ export class AuditTrail implements OnModuleDestroy {
     });
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'audit connection lost'));
+    metrics.watchPool('audit', this.pool);
+    metrics.gauge('audit_queue_rows', 'Audit rows waiting for a batch.', [{ read: () => this.pending.length }]);
+    metrics.gauge('audit_batches_in_flight', 'Audit batches being written.', [{ read: () => this.inFlight }]);
+    metrics.counter(
+      'audit_rows_total',
+      'Audit rows since start, by outcome: written, lost (best effort, not written) or refused (fail-closed).',
+      [
+        { labels: { outcome: 'written' }, read: () => this.stats.written },
+        { labels: { outcome: 'lost' }, read: () => this.stats.lost },
+        { labels: { outcome: 'refused' }, read: () => this.stats.refused },
+      ],
+    );
   }
 
   /**
@@ -146,12 +161,16 @@ export class AuditTrail implements OnModuleDestroy {
    * failing every request that shares its batch.
    */
   private async write(batch: Waiting[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       await this.insert(batch.map((w) => w.event));
+      this.metrics.auditWritten(batch.length, seconds(), true);
       this.stats.written += batch.length;
       this.stats.batches++;
       for (const w of batch) w.done();
     } catch (error) {
+      this.metrics.auditWritten(batch.length, seconds(), false);
       if (batch.length > 1 && isDataError(error)) {
         for (const w of batch) await this.write([w]);
         return;

@@ -5,6 +5,7 @@ import { CompaniesModule } from '../companies/companies.module';
 import { Runtime } from '../runtime';
 import { RuntimeModule } from '../config/runtime.module';
 import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 import { CLIENT_COMMANDS } from './client.commands';
 import { AdminAudit } from '../audit/admin-audit';
@@ -46,6 +47,7 @@ export class CliModule {
       imports: [
         RuntimeModule.forRoot(runtime),
         ClsModule.forRoot({ global: true }),
+        MetricsModule.off(),
         DatabaseModule.forOwner(),
         CompaniesModule,
         ClientsModule,

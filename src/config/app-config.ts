@@ -58,10 +58,14 @@ export class AppConfig {
   readonly production: boolean;
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
+  /** Where Prometheus scrapes `/metrics`; undefined with METRICS_PORT=off (nothing is recorded). */
+  readonly metricsPort?: number;
   /** Where integrators reach the service (no trailing slash): the OpenAPI server and token URL. */
   readonly publicBaseUrl: string;
   readonly dataDir: string;
   readonly logLevel: string;
+  /** `json` (one object per line) unless LOG_FORMAT says otherwise or stdout is a terminal (`pretty`). */
+  readonly logFormat: 'json' | 'pretty';
   readonly database: {
     /** API role connection; unset means embedded PostgreSQL under `dataDir`. */
     url?: string;
@@ -146,9 +150,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     production,
     nodeEnv,
     port: vars.PORT ?? 3000,
+    metricsPort: metricsPort(vars.METRICS_PORT),
     publicBaseUrl: (vars.PUBLIC_BASE_URL ?? `http://localhost:${vars.PORT ?? 3000}`).replace(/\/+$/, ''),
     dataDir: resolve(vars.DATA_DIR ?? '.data'),
     logLevel: vars.LOG_LEVEL ?? 'info',
+    logFormat: (vars.LOG_FORMAT as 'json' | 'pretty' | undefined) ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     database: {
       url: vars.DATABASE_URL,
       migrationUrl: vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
@@ -216,4 +222,12 @@ function webhookSettings(vars: EnvironmentVariables, production: boolean): Webho
 function durationSeconds(text: string): number {
   const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1)] ?? 1;
   return Number.parseInt(text, 10) * unit;
+}
+
+/** METRICS_PORT: 9464 (the port Prometheus exporters of OpenTelemetry use) unless set; `off` turns metrics off. */
+function metricsPort(value: string | undefined): number | undefined {
+  if (value === 'off') return undefined;
+  const port = Number(value ?? 9464);
+  if (port > 65535) throw new ConfigError('METRICS_PORT must be a port number or off');
+  return port;
 }

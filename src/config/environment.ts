@@ -88,6 +88,15 @@ export class EnvironmentVariables {
   @IntegerIn(0, 65535)
   PORT?: number;
 
+  /** The Prometheus port: a number, or `off` for no metrics at all. */
+  @IsOptional()
+  @Matches(/^(off|\d{1,5})$/, { message: 'must be a port number or off' })
+  METRICS_PORT?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
   @IsOptional()
   @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
   DATABASE_URL?: string;
@@ -173,6 +182,10 @@ export class EnvironmentVariables {
     message: 'must be one of fatal, error, warn, info, debug, trace, silent',
   })
   LOG_LEVEL?: string;
+
+  @IsOptional()
+  @IsIn(['json', 'pretty'], { message: 'must be json or pretty' })
+  LOG_FORMAT?: string;
 
   @IsOptional()
   @IntegerIn(1, 200)

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
+import { Metrics, PoolLike } from '../metrics/metrics';
 import { PreparedStatements } from './prepared-statements';
 
 declare module '../common/http/request-context' {
@@ -83,21 +84,35 @@ export class TenantSql {
  * pooled connection.
  */
 @Injectable()
-export class TenantTransaction {
+export class TenantTransaction implements OnModuleInit {
   private readonly prepared: PreparedStatements;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
+  }
+
+  onModuleInit(): void {
+    const pool = (this.dataSource.driver as unknown as { master?: PoolLike }).master;
+    if (pool) this.metrics.watchPool('api', pool);
+  }
+
+  /** A connection of the API's pool, the wait for it measured (`db_pool_wait_seconds{pool="api"}`). */
+  private async connect(runner: ReturnType<DataSource['createQueryRunner']>): Promise<PoolClient> {
+    const started = process.hrtime.bigint();
+    const client = (await runner.connect()) as PoolClient;
+    this.metrics.poolWaited('api', Number(process.hrtime.bigint() - started) / 1e9);
+    return client;
   }
 
   async run<T>(companyId: string, work: (sql: TenantSql) => Promise<T>): Promise<T> {
     if (!/^\d+$/.test(companyId)) throw new Error('tenant transaction needs an internal company id');
     const runner = this.dataSource.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
+    const client = await this.connect(runner);
     try {
       // One round trip: the id is a validated integer, so it is inlined, not interpolated text.
       // Generic plans, always: left to choose, PostgreSQL kept planning the list query for
@@ -134,7 +149,7 @@ export class TenantTransaction {
    */
   async openWith<R extends { company_id: string }>(lookup: (escapeLiteral: (value: string) => string) => string): Promise<R | null> {
     const runner = this.dataSource.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
+    const client = await this.connect(runner);
     const opened = new OpenedTenant(new TenantSql(client, this.prepared), client, () => runner.release());
     try {
       const results = (await client.query(

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors/api-error';
 import { Principal, principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { formatRateLimit, formatRateLimitPolicy, PolicyQuota, PolicyState } from './rate-limit-headers';
 import { RATE_LIMIT_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 import { Counter, Demand, RateLimitStore } from './rate-limit-store';
@@ -72,6 +73,7 @@ export class RateLimiter {
     private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
     @Inject(RATE_LIMIT_OPTIONS) private readonly options: RateLimitOptions,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.quotas = Object.fromEntries(RATE_LIMIT_POLICIES.map((policy) => [policy, { policy, ...config.rateLimits[policy] }])) as Record<
       RateLimitPolicyName,
@@ -93,6 +95,7 @@ export class RateLimiter {
   async consume(demands: readonly PolicyDemand[]): Promise<RateLimitVerdict> {
     const { allowed, counters } = await this.reach(() => this.store.consume(demands));
     const verdict = this.verdict(demands, counters, allowed);
+    this.countDecisions(demands, counters, allowed);
     this.cls.set('rateLimit', { demands, counters });
     return verdict;
   }
@@ -127,6 +130,13 @@ export class RateLimiter {
         reset: Math.ceil(counter.resetMs / 1000),
       };
     });
+  }
+
+  /** `rate_limit_decisions_total`: each policy charged, allowed; or each policy at its limit, refused. */
+  private countDecisions(demands: readonly PolicyDemand[], counters: Counter[], allowed: boolean): void {
+    if (!this.metrics) return;
+    const policies = new Set(demands.filter((d, i) => allowed || counters[i].hits >= d.limit).map((d) => d.policy));
+    for (const policy of policies) this.metrics.rateLimit(policy, allowed);
   }
 
   private verdict(demands: readonly PolicyDemand[], counters: Counter[], allowed: boolean): RateLimitVerdict {

@@ -11,6 +11,7 @@ import { WebhookSender } from './webhook-sender';
 import { WebhookStore } from './webhook-store';
 import { WebhookWorker } from './webhook-worker';
 import { WebhooksService } from './webhooks.service';
+import { WorkerMetrics } from './worker-metrics';
 
 /**
  * Webhook endpoints, their deliveries and the queue: what the CLI's `webhooks:*` commands use.
@@ -24,7 +25,7 @@ import { WebhooksService } from './webhooks.service';
 export class WebhooksModule {}
 
 /** The worker's loops on top: in the API process (WEBHOOK_WORKER=1) or alone (`npm run worker`). */
-@Module({ imports: [WebhooksModule], providers: [WebhookSender, WebhookWorker], exports: [WebhookWorker] })
+@Module({ imports: [WebhooksModule], providers: [WebhookSender, WebhookWorker, WorkerMetrics], exports: [WebhookWorker] })
 export class WebhookWorkerModule {}
 
 /**

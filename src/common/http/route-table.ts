@@ -6,13 +6,31 @@ import { METHODS } from 'node:http';
 /** A route registered for (nearly) every HTTP method is a catch-all, not an API route. */
 const EVERY_METHOD = Math.floor(METHODS.length / 2);
 
+/** What Express leaves on a routed request (`req.route`). */
+export interface ExpressRoute {
+  path: string;
+  methods: Record<string, boolean>;
+}
+
+/**
+ * The route template a request was answered by (`/v1/meetings/:meeting_id`), or undefined when
+ * it matched none: Nest's catch-all not-found route answers every method and is not a route.
+ */
+export function routeTemplate(route: ExpressRoute | undefined): string | undefined {
+  return route && isApiRoute(route) ? route.path : undefined;
+}
+
+function isApiRoute(route: ExpressRoute): boolean {
+  return !route.methods._all && Object.keys(route.methods).length < EVERY_METHOD;
+}
+
 interface RouteEntry {
   matches(path: string): boolean;
   methods: string[];
 }
 
 interface ExpressLayer {
-  route?: { path: string; methods: Record<string, boolean> };
+  route?: ExpressRoute;
   match(path: string): boolean;
 }
 
@@ -28,7 +46,7 @@ export class RouteTable {
     const router = (app as unknown as { router?: { stack: ExpressLayer[] } }).router;
     this.routes = (router?.stack ?? [])
       // Nest's catch-all not-found route answers every method; it is not a real route.
-      .filter((layer) => layer.route && !layer.route.methods._all && Object.keys(layer.route.methods).length < EVERY_METHOD)
+      .filter((layer) => layer.route && isApiRoute(layer.route))
       .map((layer) => ({
         matches: (path: string) => layer.match(path),
         methods: Object.keys(layer.route!.methods).map((m) => m.toUpperCase()),

@@ -1,0 +1,87 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Metrics } from '../metrics/metrics';
+import { WebhookStore } from './webhook-store';
+
+/** One reading of the feed's and the webhooks' backlog: what every gauge below shows. */
+interface Backlog {
+  feed_lag: number;
+  dispatch_lag: number;
+  pending: number;
+  oldest_pending: number;
+  active: number;
+  failing: number;
+}
+
+/** Readings are shared by the gauges of one scrape. */
+const FRESH_MS = 1000;
+
+/**
+ * The worker's gauges, read as the schema owner at scrape time in one statement:
+ * - `change_feed_lag_seconds`: how long the oldest committed entry has waited above the feed's
+ *   horizon (a transaction older than it still running holds every reader and the dispatcher
+ *   back; 0 when nothing waits);
+ * - `webhook_dispatch_lag_seconds`: the oldest entry below the horizon that an endpoint's
+ *   dispatcher has not read yet, across endpoints (types aside);
+ * - `webhook_deliveries_pending` and `webhook_oldest_pending_delivery_seconds`: the backlog of
+ *   deliveries not yet delivered (first attempts and retries);
+ * - `webhook_endpoints{state}`.
+ * Each walk is an index lookup per company or per endpoint, not a scan of the log.
+ */
+@Injectable()
+export class WorkerMetrics implements OnModuleInit {
+  private reading?: { at: number; backlog: Promise<Backlog> };
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly store: WebhookStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.watchPool('webhooks', this.store.pool);
+    const read = (pick: (b: Backlog) => number) => async () => pick(await this.backlog());
+    this.metrics.gauge(
+      'change_feed_lag_seconds',
+      'Age of the oldest committed change-log entry the feed cannot serve yet (held by an older open transaction).',
+      [{ read: read((b) => b.feed_lag) }],
+    );
+    this.metrics.gauge('webhook_dispatch_lag_seconds', 'Age of the oldest servable change-log entry some endpoint has not read yet.', [
+      { read: read((b) => b.dispatch_lag) },
+    ]);
+    this.metrics.gauge('webhook_deliveries_pending', 'Webhook deliveries not yet delivered (first attempts and retries).', [
+      { read: read((b) => b.pending) },
+    ]);
+    this.metrics.gauge('webhook_oldest_pending_delivery_seconds', 'Age of the oldest webhook delivery not yet delivered.', [
+      { read: read((b) => b.oldest_pending) },
+    ]);
+    this.metrics.gauge('webhook_endpoints', 'Webhook endpoints by state.', [
+      { labels: { state: 'active' }, read: read((b) => b.active) },
+      { labels: { state: 'failing' }, read: read((b) => b.failing) },
+    ]);
+  }
+
+  private backlog(): Promise<Backlog> {
+    const now = Date.now();
+    if (!this.reading || now - this.reading.at > FRESH_MS) {
+      const backlog = this.store.pool.query<Backlog>(BACKLOG_SQL).then((r) => r.rows[0]);
+      backlog.catch(() => (this.reading = undefined));
+      this.reading = { at: now, backlog };
+    }
+    return this.reading.backlog;
+  }
+}
+
+const BACKLOG_SQL = `
+  WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon)
+  SELECT
+    coalesce((SELECT extract(epoch FROM now() - min(o.committed_at))
+      FROM companies co, h CROSS JOIN LATERAL (
+        SELECT c.committed_at FROM change_log c WHERE c.company_id = co.id AND c.xid >= h.horizon ORDER BY c.xid, c.seq LIMIT 1) o), 0)::float8 AS feed_lag,
+    coalesce((SELECT extract(epoch FROM now() - min(n.committed_at))
+      FROM webhook_endpoints e, h CROSS JOIN LATERAL (
+        SELECT c.committed_at FROM change_log c
+        WHERE c.company_id = e.company_id AND (c.xid, c.seq) > (e.position_xid, e.position_seq) AND c.xid < h.horizon
+        ORDER BY c.xid, c.seq LIMIT 1) n), 0)::float8 AS dispatch_lag,
+    (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::float8 AS pending,
+    coalesce((SELECT extract(epoch FROM now() - min(created_at)) FROM webhook_deliveries WHERE status = 'pending'), 0)::float8 AS oldest_pending,
+    (SELECT count(*) FILTER (WHERE state = 'active') FROM webhook_endpoints)::float8 AS active,
+    (SELECT count(*) FILTER (WHERE state = 'failing') FROM webhook_endpoints)::float8 AS failing`;
