@@ -2,17 +2,25 @@ import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from '../config/app-config';
+import type { Principal } from '../common/http/request-context';
+import { ExpressRoute, routeTemplate } from '../common/http/route-table';
+import { UNMATCHED_ROUTE } from '../metrics/metrics';
 
 /**
- * Structured JSON logs. One line per request with its id, method, route template, status
- * and latency. Headers that carry credentials are redacted; bodies and query strings are
- * never logged (the token endpoint's body holds a secret).
+ * Structured logs: one JSON line per request with its id, method, route template, status,
+ * latency (`responseTime`, ms) and, once authenticated, the client's and the company's public
+ * ids. Never a path (it holds record ids), a query string, a body (the token endpoint's holds a
+ * secret) or a credential header. On a terminal (or LOG_FORMAT=pretty) the same lines, readable.
  */
-type RoutedRequest = IncomingMessage & { route?: { path?: string } };
+type RoutedRequest = IncomingMessage & { route?: ExpressRoute; user?: Principal };
 
-/** The route template (`/v1/meetings/:meeting_id`), known once the request was routed. */
-function withRoute(req: RoutedRequest, _res: unknown, value: object): object {
-  return { ...value, route: req.route?.path };
+/** What every request line adds to pino-http's: the route template and who asked. */
+export function requestLineFields(req: RoutedRequest, _res: unknown, value: object): object {
+  return {
+    ...value,
+    route: routeTemplate(req.route) ?? UNMATCHED_ROUTE,
+    ...(req.user ? { client_id: req.user.clientId, company_id: req.user.companyPublicId } : {}),
+  };
 }
 
 @Module({
@@ -22,22 +30,25 @@ function withRoute(req: RoutedRequest, _res: unknown, value: object): object {
       useFactory: (config: AppConfig) => ({
         pinoHttp: {
           level: config.logLevel,
+          ...(config.logFormat === 'pretty'
+            ? {
+                transport: {
+                  target: 'pino-pretty',
+                  options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+                },
+              }
+            : {}),
           genReqId: (req: IncomingMessage) => req.requestId ?? 'req_unknown',
-          redact: {
-            paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]', 'res.headers["set-cookie"]'],
-            censor: '[redacted]',
-          },
           serializers: {
-            req: (req: { id: string; method: string; url: string; headers: Record<string, string | undefined> }) => ({
+            req: (req: { id: string; method: string; headers: Record<string, string | undefined> }) => ({
               id: req.id,
               method: req.method,
-              path: req.url.split('?')[0],
               userAgent: req.headers['user-agent'],
             }),
             res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
           },
-          customSuccessObject: withRoute,
-          customErrorObject: withRoute,
+          customSuccessObject: requestLineFields,
+          customErrorObject: requestLineFields,
           autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health/') },
         },
       }),
