@@ -1,3 +1,5 @@
+// First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations patch modules before they load.
+import { tracing } from './tracing';
 import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
@@ -8,6 +10,8 @@ import { prepareRuntime } from './runtime';
 import { migrate } from './database/migrate';
 import { ShutdownState } from './common/http/shutdown-state';
 import type { DemoActivity } from './seeding/first-start';
+import { Metrics } from './metrics/metrics';
+import { serveMetrics } from './metrics/metrics-server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -33,6 +37,8 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   const logger = app.get(Logger);
   logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');
+  const metricsServer = await serveMetrics(app.get(Metrics), config.metricsPort, (line) => logger.warn(line, 'Bootstrap'));
+  if (metricsServer) logger.log(`metrics on http://localhost:${config.metricsPort}/metrics`, 'Bootstrap');
   if (banner) process.stdout.write(`${banner}\n`);
   const activity = await startActivity?.();
 
@@ -55,7 +61,9 @@ async function main(): Promise<void> {
     await drained;
     clearTimeout(grace);
     await activityStopped;
+    metricsServer?.close();
     await app.close(); // modules: pools, Redis, audit writer (its queued rows are written first)
+    await tracing?.flush();
     await runtime.embedded?.stop();
     process.exit(0);
   });

@@ -1,3 +1,5 @@
+// First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations patch modules before they load.
+import { tracing } from './tracing';
 import 'reflect-metadata';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -11,6 +13,9 @@ import { DatabaseModule } from './database/database.module';
 import { onTermination, runEntryPoint } from './entry-point';
 import { migrate } from './database/migrate';
 import { LoggingModule } from './logging/logging.module';
+import { Metrics } from './metrics/metrics';
+import { serveMetrics } from './metrics/metrics-server';
+import { MetricsModule } from './metrics/metrics.module';
 import { prepareRuntime, Runtime } from './runtime';
 import { WebhookWorker } from './webhooks/webhook-worker';
 import { WebhookWorkerModule } from './webhooks/webhooks.module';
@@ -25,6 +30,7 @@ export class WorkerModule {
       imports: [
         RuntimeModule.forRoot(runtime),
         LoggingModule,
+        MetricsModule.forRoot(),
         ClsModule.forRoot({ global: true }),
         DatabaseModule.forApi(),
         CursorsModule,
@@ -49,9 +55,13 @@ async function main(): Promise<void> {
   await app.init();
   await app.get(WebhookWorker).ready;
   boot.info('webhook worker running');
+  const metricsServer = await serveMetrics(app.get(Metrics), config.metricsPort, (line) => boot.warn(line));
+  if (metricsServer) boot.info(`metrics on http://localhost:${config.metricsPort}/metrics`);
   onTermination(async (signal) => {
     boot.info(`${signal} received: finishing the jobs in flight`);
+    metricsServer?.close();
     await app.close();
+    await tracing?.flush();
     await runtime.embedded?.stop();
     process.exit(0);
   });
