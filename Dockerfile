@@ -16,7 +16,8 @@ COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 USER node
-EXPOSE 3000
+# 3000: the API; 9464: Prometheus metrics (METRICS_PORT), for the monitoring network only.
+EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD curl -fsS http://localhost:3000/health/live || exit 1
 # Migrations: `node dist/src/migrate.main.js`; admin CLI: `node dist/src/cli/main.js <command>`.
 CMD ["node", "dist/src/main.js"]
