@@ -231,21 +231,29 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
 function metricsTargets(report: Omit<BenchReport, 'targets'>): Target[] {
   if (!report.metrics) return [];
   const { scrape, on, off } = report.metrics;
-  const dead = scrape.required.filter((r) => !r.live);
-  const targets: Target[] = [
-    {
-      target: `/metrics shows every required metric with a live value during the bench (${scrape.required.length})`,
-      measured: dead.length
-        ? `not live: ${dead.map((d) => d.name).join(', ')}`
-        : `${scrape.required.length} live of ${scrape.families} families, ${scrape.bytes.toLocaleString('en')} bytes`,
-      met: dead.length === 0,
-    },
-    {
-      target: 'no metric label carries an id, an address or a query',
-      measured: scrape.unbounded.length ? scrape.unbounded.join(', ') : 'none',
-      met: scrape.unbounded.length === 0,
-    },
+  const worker = report.webhooks && 'metrics' in report.webhooks ? report.webhooks.metrics : undefined;
+  const scrapes = [
+    { of: 'the API', scrape },
+    { of: 'the worker', scrape: worker },
   ];
+  const targets: Target[] = scrapes.map(({ of, scrape: s }) => {
+    const dead = s?.required.filter((r) => !r.live) ?? [];
+    return {
+      target: `/metrics of ${of} shows every metric required of it with a live value during the bench`,
+      measured: !s
+        ? 'not scraped'
+        : dead.length
+          ? `not live: ${dead.map((d) => d.name).join(', ')}`
+          : `${s.required.length} live of ${s.families} families, ${s.bytes.toLocaleString('en')} bytes`,
+      met: !!s && dead.length === 0,
+    };
+  });
+  const unbounded = scrapes.flatMap(({ scrape: s }) => s?.unbounded ?? []);
+  targets.push({
+    target: 'no metric label carries an id, an address or a query',
+    measured: unbounded.length ? unbounded.join(', ') : 'none',
+    met: unbounded.length === 0,
+  });
   for (const m of on) {
     const share = m.requests_per_second / byName(off, m.name).requests_per_second;
     targets.push({ target: `${m.title} with metrics ≥ 97% of the same with METRICS_PORT=off`, measured: pct(share), met: share >= 0.97 });
@@ -378,7 +386,7 @@ export function renderMarkdown(report: BenchReport): string {
       ? [
           '### Metrics',
           '',
-          `A scrape of the production service's \`/metrics\` after the main pass: ${report.metrics.scrape.families} metric families, ${report.metrics.scrape.bytes.toLocaleString('en')} bytes; ${report.metrics.scrape.required.filter((r) => r.live).length} of the ${report.metrics.scrape.required.length} required ones live (${report.metrics.scrape.required.map((r) => `\`${r.name}\` ${r.samples}`).join(', ')} samples). The production build against the same with \`METRICS_PORT=off\` (nothing recorded), side by side, alternating for ${o.rounds} rounds:`,
+          `A scrape of the production service's \`/metrics\` after the main pass: ${report.metrics.scrape.families} metric families, ${report.metrics.scrape.bytes.toLocaleString('en')} bytes; ${report.metrics.scrape.required.filter((r) => r.live).length} of the ${report.metrics.scrape.required.length} required ones live (${report.metrics.scrape.required.map((r) => `\`${r.name}\` ${r.samples}`).join(', ')} samples). ${report.webhooks && 'metrics' in report.webhooks && report.webhooks.metrics ? `The worker's, scraped while the webhook backlog drained: ${report.webhooks.metrics.families} families; ${report.webhooks.metrics.required.map((r) => `\`${r.name}\` ${r.live ? 'live' : 'NOT live'}`).join(', ')}. ` : ''}The production build against the same with \`METRICS_PORT=off\` (nothing recorded), side by side, alternating for ${o.rounds} rounds:`,
           '',
           table(report.metrics.on.flatMap((m) => [m, byName(report.metrics!.off, m.name)])),
           '',

@@ -305,7 +305,7 @@ async function main(): Promise<void> {
     await preflight(service.baseUrl, scenarios, fixtures, o.chatMessages);
     const main: Measurement[] = [];
     for (const scenario of scenarios) main.push(await run(settings, scenario));
-    const metricsScrape = await scrapeMetrics(service.metricsUrl!);
+    const metricsScrape = await scrapeMetrics(service.metricsUrl!, 'api');
     log(
       `metrics: ${metricsScrape.required.filter((r) => r.live).length} of ${metricsScrape.required.length} required metrics live at ${metricsScrape.url}`,
     );

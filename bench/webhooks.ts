@@ -1,4 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { freePort } from '../src/database/embedded-postgres';
+import { MetricsScrape, scrapeMetrics } from './metrics';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, Server } from 'node:http';
@@ -29,6 +31,8 @@ export interface WebhookReport {
   beside_slow: WebhookLatency & { slow_answered: number; failing_attempts: number };
   /** A backlog of `changes` changes in one transaction to `endpoints` endpoints: deliveries a second until all arrived. */
   throughput: { changes: number; endpoints: number; deliveries: number; seconds: number; per_second: number };
+  /** The worker's /metrics, scraped while the backlog drained. */
+  metrics?: MetricsScrape;
 }
 
 /** Receivers on one local server, one per path: when each object id first arrived, and how many requests came. */
@@ -78,10 +82,13 @@ class Receivers {
 }
 
 /** The worker as a deployment runs it (`npm run worker:prod`), its log in a file; resolves once it runs. */
-async function startWorker(env: NodeJS.ProcessEnv, logFile: string): Promise<ChildProcess> {
+async function startWorker(env: NodeJS.ProcessEnv, logFile: string, metricsPort: number): Promise<ChildProcess> {
   const log = createWriteStream(logFile, { flags: 'a' });
   await new Promise((resolve) => log.once('open', resolve));
-  const child = spawn(process.execPath, [WORKER_ENTRY], { env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [WORKER_ENTRY], {
+    env: { ...env, METRICS_PORT: String(metricsPort) },
+    stdio: ['ignore', log, log],
+  });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the worker exited: ${await readFile(logFile, 'utf8')}`);
@@ -173,7 +180,9 @@ export async function webhookBench(
     [tenant.internalId, 2 * perRun],
   );
   const receivers = await Receivers.start();
-  const worker = await startWorker(workerEnv, join(tmp, 'worker.log'));
+  const metricsPort = await freePort();
+  const worker = await startWorker(workerEnv, join(tmp, 'worker.log'), metricsPort);
+  let metrics: MetricsScrape | undefined;
   const add = (path: string, delayMs = 0, status = 204) =>
     cli<{ endpoint_id: string }>(workerEnv, ['webhooks:add', '--company', tenant.companyId, '--url', receivers.url(path, delayMs, status)]);
   try {
@@ -206,7 +215,10 @@ export async function webhookBench(
     const expected = o.backlog * paths.length;
     const delivered = () => paths.reduce((n, p, i) => n + (receivers.counts.get(p) ?? 0) - before[i], 0);
     const deadline = performance.now() + 600_000;
-    while (delivered() < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (delivered() < expected && performance.now() < deadline) {
+      if (!metrics && delivered() > 0) metrics = await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`, 'worker');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const secondsTaken = (performance.now() - started) / 1000;
     const throughput = {
       changes: o.backlog,
@@ -217,7 +229,7 @@ export async function webhookBench(
     };
     log(`  ${throughput.deliveries} deliveries in ${throughput.seconds} s: ${throughput.per_second}/s`);
     for (const e of [fast, ...extra]) await cli(workerEnv, ['webhooks:remove', '--endpoint', e.endpoint_id]);
-    return { latency, beside_slow: { ...besideSlow, slow_answered: slowAnswered, failing_attempts: failingAttempts }, throughput };
+    return { latency, beside_slow: { ...besideSlow, slow_answered: slowAnswered, failing_attempts: failingAttempts }, throughput, metrics };
   } finally {
     await stopWorker(worker);
     await receivers.close();
