@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
-import { Metrics } from '../metrics/metrics';
+import { Metrics, secondsSince } from '../metrics/metrics';
 import { AuditEvent } from './audit-event';
 
 /** Why a fail-closed write did not commit in time (or at all). */
@@ -43,10 +43,12 @@ export class AuditTrail implements OnModuleDestroy {
   private scheduled = false;
   /** Counters since start: rows committed, batches written, best-effort rows lost, fail-closed writes refused. */
   readonly stats = { written: 0, batches: 0, lost: 0, refused: 0 };
-  private readonly metrics: Metrics;
 
-  constructor(urls: DatabaseUrls, config: AppConfig, metrics: Metrics) {
-    this.metrics = metrics;
+  constructor(
+    urls: DatabaseUrls,
+    config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
     this.timeoutMs = config.auditTimeoutMs;
     this.queueLimit = config.auditQueueLimit;
     this.pool = new Pool({
@@ -162,15 +164,14 @@ export class AuditTrail implements OnModuleDestroy {
    */
   private async write(batch: Waiting[]): Promise<void> {
     const started = process.hrtime.bigint();
-    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       await this.insert(batch.map((w) => w.event));
-      this.metrics.auditWritten(batch.length, seconds(), true);
+      this.metrics.auditWritten(batch.length, secondsSince(started), true);
       this.stats.written += batch.length;
       this.stats.batches++;
       for (const w of batch) w.done();
     } catch (error) {
-      this.metrics.auditWritten(batch.length, seconds(), false);
+      this.metrics.auditWritten(batch.length, secondsSince(started), false);
       if (batch.length > 1 && isDataError(error)) {
         for (const w of batch) await this.write([w]);
         return;

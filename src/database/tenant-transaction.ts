@@ -5,7 +5,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
-import { Metrics, PoolLike } from '../metrics/metrics';
+import { Metrics, PoolLike, secondsSince } from '../metrics/metrics';
 import { PreparedStatements } from './prepared-statements';
 
 declare module '../common/http/request-context' {
@@ -105,7 +105,7 @@ export class TenantTransaction implements OnModuleInit {
   private async connect(runner: ReturnType<DataSource['createQueryRunner']>): Promise<PoolClient> {
     const started = process.hrtime.bigint();
     const client = (await runner.connect()) as PoolClient;
-    this.metrics.poolWaited('api', Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics.poolWaited('api', secondsSince(started));
     return client;
   }
 

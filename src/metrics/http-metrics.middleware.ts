@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ExpressRoute, routeTemplate } from '../common/http/route-table';
-import { Metrics, UNMATCHED_ROUTE } from './metrics';
+import { Metrics, secondsSince, UNMATCHED_ROUTE } from './metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -14,9 +14,8 @@ export function httpMetricsMiddleware(metrics: Metrics): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplate(req.route as ExpressRoute | undefined) ?? UNMATCHED_ROUTE;
-      metrics.request(METHODS.has(req.method) ? req.method : 'OTHER', route, res.statusCode, seconds);
+      metrics.request(METHODS.has(req.method) ? req.method : 'OTHER', route, res.statusCode, secondsSince(started));
     });
     next();
   };

@@ -20,6 +20,16 @@ export interface PoolLike {
   waitingCount: number;
 }
 
+/** Seconds since `started` (a `process.hrtime.bigint()`): what every duration metric observes. */
+export function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** The label names a set of readings uses, for a metric read at scrape time. */
+function labelNamesOf(readings: Array<{ labels?: Record<string, string> }>): string[] {
+  return [...new Set(readings.flatMap((r) => Object.keys(r.labels ?? {})))];
+}
+
 /** What a gauge reads at scrape time. Returning undefined leaves the gauge without a value. */
 type Reading = () => number | undefined | Promise<number | undefined>;
 
@@ -142,11 +152,10 @@ export class Metrics {
    * database: it runs once per scrape, and a failing read leaves the series out of that scrape.
    */
   gauge(name: string, help: string, readings: Array<{ labels?: Record<string, string>; read: Reading }>): void {
-    const labelNames = [...new Set(readings.flatMap((r) => Object.keys(r.labels ?? {})))];
     new Gauge({
       name: `${METRIC_PREFIX}${name}`,
       help,
-      labelNames,
+      labelNames: labelNamesOf(readings),
       registers: [this.registry],
       async collect() {
         this.reset();
@@ -166,11 +175,10 @@ export class Metrics {
 
   /** A counter whose totals a component keeps itself (`read` returns them), read at scrape time. */
   counter(name: string, help: string, readings: Array<{ labels?: Record<string, string>; read: () => number }>): void {
-    const labelNames = [...new Set(readings.flatMap((r) => Object.keys(r.labels ?? {})))];
     new Counter({
       name: `${METRIC_PREFIX}${name}`,
       help,
-      labelNames,
+      labelNames: labelNamesOf(readings),
       registers: [this.registry],
       collect() {
         this.reset();

@@ -134,7 +134,7 @@ export class RateLimiter {
 
   /** `rate_limit_decisions_total`: each policy charged, allowed; or each policy at its limit, refused. */
   private countDecisions(demands: readonly PolicyDemand[], counters: Counter[], allowed: boolean): void {
-    if (!this.metrics) return;
+    if (!this.metrics?.enabled) return;
     const policies = new Set(demands.filter((d, i) => allowed || counters[i].hits >= d.limit).map((d) => d.policy));
     for (const policy of policies) this.metrics.rateLimit(policy, allowed);
   }

@@ -1,11 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
-import { freePort } from '../../src/database/embedded-postgres';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { createClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { assertTestDatabase, ownerDataSource, sleep, testSigningKey, UNREACHED_RATE_LIMITS } from '../support/test-app';
+import { processToken, startServiceProcess } from '../support/service-process';
+import { ownerDataSource, sleep } from '../support/test-app';
 
 interface Outcome {
   sentAt: number;
@@ -55,35 +55,9 @@ describe('graceful shutdown under load (the service as its own process)', () => 
     const user = await factory.user();
     for (let i = 0; i < 30; i++) await factory.recording('meeting', { owner: user, transcript: 'enhanced', evaluation: 'completed' });
     const client = await createClient(owner, company, { scopes: ['meetings.read'] });
-    port = await freePort();
-    child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        PORT: String(port),
-        DATABASE_URL: assertTestDatabase(process.env.TEST_DATABASE_URL),
-        MIGRATION_DATABASE_URL: assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL),
-        CURSOR_SECRET: 'shutdown-test-cursor-secret-0123456789abcdef',
-        JWT_PRIVATE_KEY: testSigningKey(),
-        DATA_DIR: `${process.env.TEST_ROOT}/shutdown-data`,
-        SHUTDOWN_DELAY_MS: String(DELAY_MS),
-        SHUTDOWN_GRACE_MS: String(GRACE_MS),
-        ...UNREACHED_RATE_LIMITS,
-      },
-      stdio: 'ignore',
-    });
-    const deadline = Date.now() + 60_000;
-    while ((await get(port, '/health/ready', {}, false)).status !== 200) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the service did not start');
-      await sleep(200);
-    }
-    const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    token = ((await res.json()) as { access_token: string }).access_token;
+    const service = await startServiceProcess({ SHUTDOWN_DELAY_MS: String(DELAY_MS), SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+    [child, port] = [service.child, service.port];
+    token = await processToken(service.base, client);
   }, 90_000);
 
   afterAll(async () => {
