@@ -1,11 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
-import {
-  KEY_BACKFILL,
-  LEAN_CAPTURE,
-  leanFunctionOf,
-  REFERENCED_ONLY,
-} from '../../src/database/migrations/1765100000000-lean-change-capture';
+import { CAPTURED_TABLES, REFERENCED_ONLY } from '../../src/changes/capture-sql';
+import { KEY_BACKFILL } from '../../src/database/migrations/1765100000000-lean-change-capture';
 import { ChatRef, ConversationsFactory, MailboxRef } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
@@ -339,12 +335,14 @@ describe('change capture: every tenant table a route shows', () => {
     expect(new Set(entries.map((e) => `${e.object}:${e.object_id}`)).size).toBe(entries.length);
   });
 
-  it('moves a record’s updated_at with a change to one of its parts, and logs nothing for updated_at alone', async () => {
+  it('moves a record’s updated_at with a change to one of its parts, and logs an update of updated_at alone (the route shows it)', async () => {
     const [before] = await db.query('SELECT updated_at FROM recordings WHERE id = $1', [meeting.id]);
     await entriesOf(`UPDATE recording_skill_scores SET score = 70 WHERE recording_id = $1`, [meeting.id]);
     const [after] = await db.query('SELECT updated_at FROM recordings WHERE id = $1', [meeting.id]);
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
-    expect(await entriesOf(`UPDATE recordings SET updated_at = updated_at + interval '1 second' WHERE id = $1`, [meeting.id])).toEqual([]);
+    expect(await entriesOf(`UPDATE recordings SET updated_at = updated_at + interval '1 second' WHERE id = $1`, [meeting.id])).toEqual([
+      { ...updated('meeting', meeting), parent_id: null },
+    ]);
   });
 
   it('names every part changed in one transaction, whatever the order (the record updated first, then a part)', async () => {
@@ -387,8 +385,8 @@ describe('change capture: every tenant table a route shows', () => {
   });
 
   it('builds every change row of every capture with its object row’s id', () => {
-    for (const capture of LEAN_CAPTURE) {
-      const sql = leanFunctionOf(capture);
+    for (const capture of CAPTURED_TABLES) {
+      const sql = capture.fn;
       const rows = sql.match(/::change_row/g) ?? [];
       const keyed = sql.match(/ROW\((\w+)\.company_id,[^;]*?, \1\.id\)::change_row/g) ?? [];
       expect([capture.table, keyed.length]).toEqual([capture.table, rows.length]);

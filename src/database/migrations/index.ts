@@ -14,6 +14,7 @@ import { ChangeCaptureSkipsCreated1764950000000 } from './1764950000000-change-c
 import { Webhooks1765000000000 } from './1765000000000-webhooks';
 import { LeanChangeCapture1765100000000 } from './1765100000000-lean-change-capture';
 import { RecordingDocuments1765200000000 } from './1765200000000-recording-documents';
+import { CaptureHoles1765300000000 } from './1765300000000-capture-holes';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Webhooks1765000000000,
   LeanChangeCapture1765100000000,
   RecordingDocuments1765200000000,
+  CaptureHoles1765300000000,
 ];

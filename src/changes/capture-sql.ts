@@ -1,0 +1,633 @@
+/**
+ * Change capture as it runs today: every function and trigger that turns a write to a tenant
+ * table into entries of `change_log`, in one place. Migrations are history and hold the literal
+ * SQL they ran; this file is the present. `capture.sql` beside it is this file rendered (a unit
+ * test keeps the two equal), so a reviewer reads the SQL that runs, and a medium spec proves
+ * that a migrated database runs exactly this. To change capture: edit here, run
+ * `npm run capture:render`, and add a migration that installs the new text
+ * (`npm run capture:render -- --migration Name` writes one with the literal statements).
+ *
+ * How it works, in short:
+ * - Statement-level AFTER triggers with transition tables (`new_rows`, `old_rows`) map each
+ *   table's rows to the objects whose routes show them, as `change_row`s, and
+ *   `app_record_changes` writes at most one entry per object and transaction (the unique index
+ *   `change_log_object_transaction_key`), merging with the entry the transaction already wrote.
+ * - An object's entry says what a client must do: `created` (read it all), `updated` with the
+ *   parts to re-read, `deleted` (drop it). Within a transaction the last of `created` and
+ *   `deleted` wins (a record moved back to the route it left exists again), an `updated` adds
+ *   its parts, and a message's entry always names the conversation it is in now.
+ * - Every way a row leaves a route produces `deleted`: a delete, a cascade (a conversation's
+ *   messages are told before the cascade removes them), a meeting becoming a call (deleted
+ *   meeting, created call) or a row moving to another company. TRUNCATE of a captured table is
+ *   refused (it fires no row or statement trigger with rows); capture triggers fire under every
+ *   `session_replication_role` (ENABLE ALWAYS).
+ * - Cheap for bulk writers: recordings and conversations note the ids they create in a
+ *   transaction-local setting, and the triggers of their parts drop those rows before any join
+ *   (the object's `created` entry already says "read it all"); shared rows that nothing
+ *   references yet (users, teams, templates, tags, competitors, skills, accounts, mailboxes)
+ *   log nothing on insert or delete (see REFERENCED_ONLY).
+ * - The read model (`recording_documents`) is emptied by the entries themselves, in the writing
+ *   transaction, so a served document is never older than the tables.
+ */
+
+/** The objects of the feed and the parts a client re-reads. */
+const PARTS_ORDER = `ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages']`;
+
+/**
+ * Shared rows shown only through a foreign key from a captured table: a new one is shown by
+ * nothing yet, and a delete cascades to captured rows, sets their references to null (an update,
+ * captured) or is refused. They keep their UPDATE trigger only (users also note their inserted
+ * ids: a new user's team memberships change nothing a `created` entry does not already cover).
+ */
+export const REFERENCED_ONLY = ['users', 'teams', 'templates', 'tags', 'competitors', 'skills', 'accounts', 'mailboxes'];
+
+type Channel = 'email' | 'chat';
+const CHANNELS: Channel[] = ['email', 'chat'];
+
+/** `ARRAY['a', 'b']::text[]`. */
+const parts = (names: string[]) => `ARRAY[${names.map((p) => `'${p}'`).join(', ')}]::text[]`;
+
+/** Rows of `rows` whose `column` is not the id of a row of `table` this transaction created. */
+const notNoted = (table: string, column: string) => `NOT ${column} <@ (SELECT app_created_ids('${table}'))`;
+
+/**
+ * Objects of `alias` not created in this transaction: the check behind the notes, for a part
+ * whose trigger fires before its object's in the same statement.
+ */
+const notCreatedHere = (alias: string, rows: string) =>
+  `NOT (${alias}.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM ${rows}))) ? ${alias}.public_id)`;
+
+/** The statement that writes `change_row`s. */
+const record = (select: string) => `PERFORM app_record_changes(ARRAY(${select}));`;
+
+/** The rows a statement touched: its new rows, and on UPDATE its old rows too (a row moved from one parent to another changes both). */
+const touched = (columns: string, op: 'INSERT' | 'DELETE' | 'UPDATE', filter?: string) => {
+  const from = (rows: string) => `SELECT ${columns} FROM ${rows}${filter ? ` WHERE ${filter}` : ''}`;
+  if (op === 'INSERT') return from('new_rows');
+  if (op === 'DELETE') return from('old_rows');
+  return `${from('new_rows')} UNION ${from('old_rows')}`;
+};
+
+/** A trigger function that runs `body(op)` for each of INSERT, DELETE and UPDATE (the ops it is fired for). */
+const byOperation = (name: string, body: Partial<Record<'INSERT' | 'DELETE' | 'UPDATE', string>>) => {
+  const branches = (['INSERT', 'DELETE', 'UPDATE'] as const).filter((op) => body[op] !== undefined);
+  const ifs = branches.map(
+    (op, i) => `  ${i === 0 ? 'IF' : 'ELSIF'} TG_OP = '${op}' THEN\n    ${body[op]!.trim().replace(/\n/g, '\n    ')}`,
+  );
+  return `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+${ifs.join('\n')}
+  END IF;
+  RETURN NULL;
+END $$`;
+};
+
+/** `created` entries straight from an insert's transition table (no array, no merge work). */
+const createdEntries = (select: string) => `INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
+  ${select.trim().replace(/\n/g, '\n  ')}
+ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;`;
+
+const noteCreated = (table: string) => `PERFORM app_note_created('${table}', (SELECT range_agg(int8range(id, id, '[]')) FROM new_rows));`;
+
+// ---------------------------------------------------------------------------------------------
+// The shared functions.
+
+const SHARED: string[] = [
+  `CREATE OR REPLACE FUNCTION app_current_xid() RETURNS xid LANGUAGE sql STABLE AS $$
+    SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text::xid
+  $$`,
+  `CREATE OR REPLACE FUNCTION app_created_here(companies bigint[]) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+  BEGIN
+    RETURN (SELECT coalesce(jsonb_object_agg(object_id, true), '{}'::jsonb) FROM change_log
+      WHERE company_id = ANY (companies) AND xid = pg_current_xact_id() AND action = 'created');
+  END $$`,
+  // The ids a transaction created in a table, as `<xid>:<int8multirange>` in `app.created_<table>`.
+  `CREATE OR REPLACE FUNCTION app_created_ids(tbl text) RETURNS int8multirange LANGUAGE plpgsql STABLE AS $$
+  DECLARE
+    mine text := pg_current_xact_id()::text || ':';
+    noted text := current_setting('app.created_' || tbl, true);
+  BEGIN
+    IF starts_with(noted, mine) THEN RETURN substr(noted, length(mine) + 1)::int8multirange; END IF;
+    RETURN '{}'::int8multirange;
+  END $$`,
+  `CREATE OR REPLACE FUNCTION app_note_created(tbl text, ids int8multirange) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF ids IS NULL OR isempty(ids) THEN RETURN; END IF;
+    PERFORM set_config('app.created_' || tbl, pg_current_xact_id()::text || ':' || (ids + app_created_ids(tbl))::text, true);
+  END $$`,
+  // The parts to re-read, in the order the API lists them.
+  `CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(array_agg(p ORDER BY array_position(${PARTS_ORDER}, p)), '{}')
+    FROM (SELECT DISTINCT unnest(a || b) AS p) parts
+  $$`,
+  /*
+   * One entry per object and transaction. Rows of one statement for one object merge first
+   * (deleted, else created, else the union of the parts); then the entry the transaction
+   * already holds: the newer of `created` and `deleted` wins (within one transaction only a
+   * record moved back to the route it left goes from deleted to created), an `updated` adds its
+   * parts to an `updated`, and the entry names the object's parent as it is now (a moved message).
+   */
+  `CREATE OR REPLACE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF cardinality(rows) = 0 THEN RETURN; END IF;
+    WITH logged AS (
+      INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, changed)
+        SELECT r.company_id, r.object, max(r.object_id), r.object_key, max(r.parent_id),
+          CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
+          CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
+            ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
+        FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
+        GROUP BY r.company_id, r.object, r.object_key
+        ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET
+          action = CASE WHEN EXCLUDED.action = 'updated' THEN c.action ELSE EXCLUDED.action END,
+          changed = CASE WHEN EXCLUDED.action = 'updated' AND c.action = 'updated' THEN app_changed_union(c.changed, EXCLUDED.changed)
+            ELSE '{}'::text[] END,
+          parent_id = coalesce(EXCLUDED.parent_id, c.parent_id)
+        -- Only where the entry says something new.
+        WHERE (EXCLUDED.action <> 'updated' AND EXCLUDED.action <> c.action)
+          OR (EXCLUDED.action = 'updated' AND c.action = 'updated' AND NOT EXCLUDED.changed <@ c.changed)
+          OR (c.action <> 'deleted' AND EXCLUDED.parent_id IS DISTINCT FROM c.parent_id AND EXCLUDED.parent_id IS NOT NULL)
+        RETURNING c.company_id, c.object, c.object_key, c.action
+    )
+    -- A change to a record's parts moves the record's updated_at: only where an entry was written
+    -- or widened (not for the parts of a record created in this transaction); its own changes
+    -- already did (app_touch_recording), which the condition on updated_at recognises.
+    UPDATE recordings r SET updated_at = now()
+      FROM logged x
+      WHERE x.object IN ('meeting', 'call') AND x.action = 'updated'
+        AND r.company_id = x.company_id AND r.id = x.object_key AND r.updated_at < now();
+  END $$`,
+  // A real change to a record moves its updated_at (never backwards); an update of updated_at alone keeps the value written.
+  `CREATE OR REPLACE FUNCTION app_touch_recording() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF (to_jsonb(NEW) - 'updated_at') IS DISTINCT FROM (to_jsonb(OLD) - 'updated_at') THEN
+      NEW.updated_at := greatest(now(), OLD.updated_at);
+    END IF;
+    RETURN NEW;
+  END $$`,
+  // TRUNCATE fires no trigger with rows, so nothing could say what it removed: refused.
+  `CREATE OR REPLACE FUNCTION app_refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'TRUNCATE of % is not captured by the change feed', TG_TABLE_NAME
+      USING ERRCODE = 'feature_not_supported', HINT = 'Delete the rows instead (DELETE FROM ...): every delete is captured.';
+  END $$`,
+];
+
+// ---------------------------------------------------------------------------------------------
+// Meetings and calls.
+
+/** A record as an object of the feed: `(kind, public_id, id)` of `alias` in `company`. */
+const recordRow = (alias: string, action: string, changed: string) =>
+  `ROW(${alias}.company_id, ${alias}.kind, ${alias}.public_id, NULL, '${action}', ${changed}, ${alias}.id)::change_row`;
+
+/** A record that left a route (another kind or company) or joined one: deleted where it was, created where it is. */
+const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)`;
+
+const RECORDINGS = byOperation('app_changes_recordings', {
+  INSERT: `${noteCreated('recordings')}
+${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created' FROM new_rows t`)}`,
+  DELETE: record(`SELECT ${recordRow('t', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
+  UPDATE: `${record(`SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
+    CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ${parts(['details', 'transcript'])} ELSE ${parts(['details'])} END, n.id)::change_row
+  FROM new_rows n JOIN old_rows o ON o.id = n.id
+  WHERE n.company_id = o.company_id AND n.kind = o.kind AND to_jsonb(n) IS DISTINCT FROM to_jsonb(o)
+    AND ${notNoted('recordings', 'n.id')}
+UNION ALL SELECT ${recordRow('o', 'deleted', `'{}'::text[]`)} FROM ${recordsMoved}
+UNION ALL SELECT ${recordRow('n', 'created', `'{}'::text[]`)} FROM ${recordsMoved}`)}
+-- Back where it was: a later transaction's entry that it left this route (a meeting made a call,
+-- and back) cannot have been served yet (the horizon is below this transaction), and would sort
+-- after this one's created: it becomes a re-read, which a fetch answers with the truth.
+UPDATE change_log c SET action = 'updated', changed = ${parts(['details'])}
+  FROM ${recordsMoved}
+    AND c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
+    AND c.xid > pg_current_xact_id() AND c.action = 'deleted';`,
+});
+
+/** A part of a meeting or call: the record, `updated` with `names` (nothing for a record created in this transaction). */
+const recordPart = (table: string, names: string[]) => {
+  const select = (op: 'INSERT' | 'DELETE' | 'UPDATE', rows: string) =>
+    record(`SELECT ${recordRow('r', 'updated', parts(names))}
+  FROM (${touched('company_id, recording_id', op, notNoted('recordings', 'recording_id'))}) t
+  JOIN recordings r ON r.id = t.recording_id AND r.company_id = t.company_id
+  WHERE ${notCreatedHere('r', rows)}`);
+  return {
+    table,
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation(`app_changes_${table}`, {
+      INSERT: select('INSERT', 'new_rows'),
+      DELETE: select('DELETE', 'old_rows'),
+      UPDATE: select('UPDATE', 'new_rows'),
+    }),
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// What shows the shared rows.
+
+/** Records, emails and chats that show the users of `users` (a query of `company_id, id`). */
+const showingUsers = (users: string) => `SELECT ${recordRow('r', 'updated', parts(['details']))}
+  FROM recordings r WHERE (r.company_id, r.owner_id) IN (${users})
+UNION SELECT ${recordRow('r', 'updated', parts(['details']))}
+  FROM recordings r JOIN recording_speaking_durations d ON d.recording_id = r.id
+  WHERE (d.company_id, d.user_id) IN (${users})
+UNION SELECT ${recordRow('r', 'updated', parts(['details']))}
+  FROM recordings r JOIN recording_skill_scores s ON s.recording_id = r.id
+  WHERE (s.company_id, s.user_id) IN (${users})
+UNION SELECT ROW(c.company_id, 'chat', c.public_id, NULL, 'updated', ${parts(['details'])}, c.id)::change_row
+  FROM chat_conversations c WHERE (c.company_id, c.seller_id) IN (${users})
+UNION SELECT ROW(c.company_id, 'email', c.public_id, NULL, 'updated', ${parts(['details'])}, c.id)::change_row
+  FROM email_conversations c JOIN email_conversation_mailboxes cm ON cm.conversation_id = c.id
+  JOIN mailboxes mb ON mb.id = cm.mailbox_id
+  WHERE (mb.company_id, mb.owner_id) IN (${users})`;
+
+/** Records and conversations linked to the updated rows of a shared table through link tables. */
+const linked = (table: string, links: Array<[link: string, column: string, object: 'recording' | Channel]>) => {
+  const select = links
+    .map(([link, column, object]) =>
+      object === 'recording'
+        ? `SELECT ${recordRow('r', 'updated', parts(['details']))}
+  FROM ${link} l JOIN recordings r ON r.id = l.recording_id
+  WHERE (l.company_id, l.${column}) IN (SELECT company_id, id FROM new_rows)`
+        : `SELECT ROW(c.company_id, '${object}', c.public_id, NULL, 'updated', ${parts(['details'])}, c.id)::change_row
+  FROM ${link} l JOIN ${object}_conversations c ON c.id = l.conversation_id
+  WHERE (l.company_id, l.${column}) IN (SELECT company_id, id FROM new_rows)`,
+    )
+    .join('\nUNION ');
+  return { table, ops: ['update'], fn: byOperation(`app_changes_${table}`, { UPDATE: record(select) }) };
+};
+
+const SHARED_ROWS = [
+  {
+    table: 'users',
+    ops: ['insert', 'update'],
+    fn: byOperation('app_changes_users', {
+      INSERT: noteCreated('users'),
+      UPDATE: record(showingUsers('SELECT company_id, id FROM new_rows')),
+    }),
+  },
+  {
+    table: 'teams',
+    ops: ['update'],
+    fn: byOperation('app_changes_teams', {
+      UPDATE: record(
+        showingUsers(
+          'SELECT m.company_id, m.user_id FROM team_memberships m WHERE (m.company_id, m.team_id) IN (SELECT company_id, id FROM new_rows)',
+        ),
+      ),
+    }),
+  },
+  {
+    table: 'templates',
+    ops: ['update'],
+    fn: byOperation('app_changes_templates', {
+      UPDATE: record(`SELECT ${recordRow('r', 'updated', parts(['details']))}
+  FROM recordings r WHERE (r.company_id, r.template_id) IN (SELECT company_id, id FROM new_rows)`),
+    }),
+  },
+  linked('tags', [['recording_tags', 'tag_id', 'recording']]),
+  linked('competitors', [['recording_competitors', 'competitor_id', 'recording']]),
+  linked('skills', [['recording_skill_scores', 'skill_id', 'recording']]),
+  linked('accounts', [
+    ['recording_accounts', 'account_id', 'recording'],
+    ['email_conversation_accounts', 'account_id', 'email'],
+    ['chat_conversation_accounts', 'account_id', 'chat'],
+  ]),
+  linked('mailboxes', [['email_conversation_mailboxes', 'mailbox_id', 'email']]),
+];
+
+/** A team membership shows its user (with the team) wherever the user is shown; a new user's log nothing. */
+const membershipsOf = (op: 'INSERT' | 'DELETE' | 'UPDATE') =>
+  record(showingUsers(touched('company_id, user_id', op, notNoted('users', 'user_id'))));
+
+/** Template questions: the records of the template, `details` and `answers`. */
+const questionsOf = (op: 'INSERT' | 'DELETE' | 'UPDATE') =>
+  record(`SELECT ${recordRow('r', 'updated', parts(['details', 'answers']))}
+  FROM recordings r WHERE (r.company_id, r.template_id) IN (${touched('company_id, template_id', op)})`);
+
+// ---------------------------------------------------------------------------------------------
+// Emails and chats.
+
+const conversationRow = (channel: Channel, alias: string, action: string, changed: string) =>
+  `ROW(${alias}.company_id, '${channel}', ${alias}.public_id, NULL, '${action}', ${changed}, ${alias}.id)::change_row`;
+
+/** A conversation's `messages` part, for the conversations of `rows` (a query of `company_id, conversation_id`); nothing for one created here. */
+const messagesOf = (channel: Channel, rows: string, transition: string) =>
+  `SELECT ${conversationRow(channel, 'c', 'updated', parts(['messages']))}
+  FROM (${rows}) t JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
+  WHERE ${notCreatedHere('c', transition)}`;
+
+const conversation = (channel: Channel) => {
+  const table = `${channel}_conversations`;
+  const moved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id`;
+  return {
+    table,
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation(`app_changes_${table}`, {
+      INSERT: `${noteCreated(table)}
+${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created' FROM new_rows t`)}`,
+      DELETE: record(`SELECT ${conversationRow(channel, 't', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
+      UPDATE: record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
+  FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND ${notNoted(table, 'n.id')}
+UNION ALL SELECT ${conversationRow(channel, 'o', 'deleted', `'{}'::text[]`)} FROM ${moved}
+UNION ALL SELECT ${conversationRow(channel, 'n', 'created', `'{}'::text[]`)} FROM ${moved}`),
+    }),
+  };
+};
+
+/** A conversation removed: its messages are told `deleted` now, while they are still there to name (the cascade that removes them next finds no conversation to join). */
+const conversationRemoved = (channel: Channel) =>
+  `CREATE OR REPLACE FUNCTION app_changes_${channel}_conversation_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM app_record_changes(ARRAY(SELECT ROW(m.company_id, '${channel}_message', m.public_id, OLD.public_id, 'deleted', '{}'::text[], m.id)::change_row
+    FROM ${channel}_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id));
+  RETURN OLD;
+END $$`;
+
+/** A part of a conversation (mailboxes, participants, accounts): the conversation, `updated` with `details`. */
+const conversationPart = (table: string, channel: Channel) => {
+  const select = (op: 'INSERT' | 'DELETE' | 'UPDATE', rows: string) =>
+    record(`SELECT ${conversationRow(channel, 'c', 'updated', parts(['details']))}
+  FROM (${touched('company_id, conversation_id', op, notNoted(`${channel}_conversations`, 'conversation_id'))}) t
+  JOIN ${channel}_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
+  WHERE ${notCreatedHere('c', rows)}`);
+  return {
+    table,
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation(`app_changes_${table}`, {
+      INSERT: select('INSERT', 'new_rows'),
+      DELETE: select('DELETE', 'old_rows'),
+      UPDATE: select('UPDATE', 'new_rows'),
+    }),
+  };
+};
+
+/**
+ * Messages: the message (its parent: the conversation it is in now), and its conversations'
+ * `messages` when it arrives, leaves, or moves from one conversation to another (both are told).
+ * A message moved to another company is deleted there and created here.
+ */
+const message = (channel: Channel) => {
+  const table = `${channel}_messages`;
+  const conversations = `${channel}_conversations`;
+  const object = `${channel}_message`;
+  const row = (alias: string, parent: string, action: string, changed: string) =>
+    `ROW(${alias}.company_id, '${object}', ${alias}.public_id, ${parent}.public_id, '${action}', ${changed}, ${alias}.id)::change_row`;
+  const parentOf = (alias: string, parent: string) =>
+    `JOIN ${conversations} ${parent} ON ${parent}.id = ${alias}.conversation_id AND ${parent}.company_id = ${alias}.company_id`;
+  const arrivals = (rows: string, transition: string) =>
+    messagesOf(
+      channel,
+      `SELECT DISTINCT company_id, conversation_id FROM ${rows} WHERE ${notNoted(conversations, 'conversation_id')}`,
+      transition,
+    );
+  const moved = `FROM new_rows n JOIN old_rows o ON o.id = n.id`;
+  return {
+    table,
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation(`app_changes_${table}`, {
+      INSERT: `${createdEntries(`SELECT t.company_id, '${object}', t.public_id, t.id, c.public_id, 'created'
+  FROM new_rows t ${parentOf('t', 'c')}`)}
+${record(arrivals('new_rows', 'new_rows'))}`,
+      DELETE: record(`SELECT ${row('t', 'c', 'deleted', `'{}'::text[]`)} FROM old_rows t ${parentOf('t', 'c')}
+UNION ALL ${arrivals('old_rows', 'old_rows')}`),
+      UPDATE: record(`SELECT ${row('n', 'c', 'updated', parts(['details']))}
+  ${moved} ${parentOf('n', 'c')} WHERE n.company_id = o.company_id
+UNION ALL SELECT ${row('o', 'c', 'deleted', `'{}'::text[]`)}
+  ${moved} ${parentOf('o', 'c')} WHERE n.company_id <> o.company_id
+UNION ALL SELECT ${row('n', 'c', 'created', `'{}'::text[]`)}
+  ${moved} ${parentOf('n', 'c')} WHERE n.company_id <> o.company_id
+UNION ALL ${messagesOf(
+        channel,
+        `SELECT n.company_id, n.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+    UNION SELECT o.company_id, o.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
+        'new_rows',
+      )}`),
+    }),
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// The read model, emptied by the entries.
+
+/**
+ * Every entry of this transaction for a meeting or a call empties that record's document (or
+ * adds an empty one); the document of a record that no longer exists goes. Entries of this
+ * transaction only: compaction rewrites old entries and changes nothing shown.
+ */
+const DOCUMENTS = `CREATE OR REPLACE FUNCTION app_recording_documents_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO recording_documents AS d (recording_id, company_id)
+    SELECT DISTINCT e.object_key, e.company_id FROM entries e
+    WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id()
+    -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
+    -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
+    ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL WHERE d.document IS NOT NULL;
+  -- A record deleted from one route may live on in another (a meeting made a call): only a
+  -- record whose row is gone loses its document.
+  DELETE FROM recording_documents d USING entries e
+    WHERE e.object IN ('meeting', 'call') AND e.action = 'deleted' AND e.xid = pg_current_xact_id()
+      AND d.recording_id = e.object_key AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.id = e.object_key);
+  RETURN NULL;
+END $$`;
+
+// ---------------------------------------------------------------------------------------------
+// Compaction.
+
+/**
+ * An object's entries older than the cutoff merge into its newest, in batches, one compactor at
+ * a time. The folded action: `deleted` when any of them says so and the object is not shown now
+ * (an id is never reused, so a removed object stays removed even when an older-started
+ * transaction's `updated` sorts after its deletion); `created` (read it all) when one of them
+ * was created or deleted and the object is shown now (a record moved back to a route); else the
+ * union of the parts. The merged entry names the object's newest parent.
+ */
+const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  DECLARE merged integer;
+  BEGIN
+    -- One compactor at a time across instances: the others skip this batch.
+    IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
+    WITH objects AS (
+      SELECT DISTINCT c.company_id, c.object, c.object_key
+      FROM change_log c
+      WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
+        AND EXISTS (SELECT 1 FROM change_log n
+                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_key = c.object_key
+                      AND n.xid > c.xid AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
+      LIMIT batch
+    ), survivors AS (
+      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.xid, n.seq, n.action, n.changed
+      FROM objects o JOIN change_log n USING (company_id, object, object_key)
+      WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY n.company_id, n.object, n.object_key, n.xid DESC, n.seq DESC
+    ), removed AS (
+      DELETE FROM change_log c USING survivors s
+      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_key = s.object_key
+        AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
+      RETURNING c.company_id, c.object, c.object_key, c.action, c.changed
+    ), folded AS (
+      SELECT company_id, object, object_key, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
+        app_changed_union('{}', array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL)) AS changed
+      FROM removed LEFT JOIN LATERAL unnest(removed.changed) p ON true
+      GROUP BY company_id, object, object_key
+    ), judged AS (
+      SELECT s.*, f.created OR s.action = 'created' AS created, f.deleted OR s.action = 'deleted' AS deleted, f.changed AS folded,
+        CASE s.object
+          WHEN 'email' THEN EXISTS (SELECT 1 FROM email_conversations x WHERE x.id = s.object_key AND x.company_id = s.company_id)
+          WHEN 'chat' THEN EXISTS (SELECT 1 FROM chat_conversations x WHERE x.id = s.object_key AND x.company_id = s.company_id)
+          WHEN 'email_message' THEN EXISTS (SELECT 1 FROM email_messages x WHERE x.id = s.object_key AND x.company_id = s.company_id)
+          WHEN 'chat_message' THEN EXISTS (SELECT 1 FROM chat_messages x WHERE x.id = s.object_key AND x.company_id = s.company_id)
+          ELSE EXISTS (SELECT 1 FROM recordings x WHERE x.id = s.object_key AND x.company_id = s.company_id AND x.kind = s.object)
+        END AS shown
+      FROM survivors s JOIN folded f USING (company_id, object, object_key)
+    )
+    UPDATE change_log c SET
+      action = CASE WHEN j.deleted AND NOT j.shown THEN 'deleted' WHEN j.created OR j.deleted THEN 'created' ELSE 'updated' END,
+      changed = CASE WHEN j.created OR j.deleted THEN '{}'::text[] ELSE app_changed_union(j.changed, j.folded) END
+    FROM judged j
+    WHERE c.company_id = j.company_id AND c.xid = j.xid AND c.seq = j.seq;
+    GET DIAGNOSTICS merged = ROW_COUNT;
+    RETURN merged;
+  END $$`;
+
+// ---------------------------------------------------------------------------------------------
+// Everything, in the order it is installed.
+
+interface CapturedTable {
+  table: string;
+  /** The statement-level triggers it has, `<table>_changes_<op>`. */
+  ops: string[];
+  fn: string;
+}
+
+/** Every captured table, with its trigger function and the operations it is fired for. */
+export const CAPTURED_TABLES: CapturedTable[] = [
+  {
+    table: 'recordings',
+    ops: ['insert', 'update', 'delete'],
+    fn: RECORDINGS,
+  },
+  recordPart('transcripts', ['details', 'transcript']),
+  recordPart('recording_evaluations', ['details', 'evaluation']),
+  recordPart('recording_answers', ['details', 'answers']),
+  ...[
+    'recording_tags',
+    'recording_competitors',
+    'recording_accounts',
+    'recording_enablements',
+    'recording_speaking_durations',
+    'recording_skill_scores',
+  ].map((t) => recordPart(t, ['details'])),
+  {
+    table: 'template_questions',
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation('app_changes_template_questions', {
+      INSERT: questionsOf('INSERT'),
+      DELETE: questionsOf('DELETE'),
+      UPDATE: questionsOf('UPDATE'),
+    }),
+  },
+  {
+    table: 'team_memberships',
+    ops: ['insert', 'update', 'delete'],
+    fn: byOperation('app_changes_team_memberships', {
+      INSERT: membershipsOf('INSERT'),
+      DELETE: membershipsOf('DELETE'),
+      UPDATE: membershipsOf('UPDATE'),
+    }),
+  },
+  ...SHARED_ROWS,
+  ...CHANNELS.flatMap((channel) => [
+    conversation(channel),
+    ...(channel === 'email'
+      ? ['email_conversation_mailboxes', 'email_participants', 'email_conversation_accounts'].map((t) => conversationPart(t, 'email'))
+      : [conversationPart('chat_conversation_accounts', 'chat')]),
+    message(channel),
+  ]),
+];
+
+/** A trigger: its name, table and definition. */
+export interface CaptureTrigger {
+  table: string;
+  name: string;
+  sql: string;
+}
+
+const statementTrigger = (table: string, op: string): CaptureTrigger => {
+  const name = `${table}_changes_${op}`;
+  const transition = {
+    insert: 'NEW TABLE AS new_rows',
+    update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+    delete: 'OLD TABLE AS old_rows',
+  }[op];
+  return {
+    table,
+    name,
+    sql: `CREATE OR REPLACE TRIGGER ${name} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${transition} FOR EACH STATEMENT EXECUTE FUNCTION app_changes_${table}()`,
+  };
+};
+
+/** Every capture trigger, each ENABLE ALWAYS (they fire for replication and `session_replication_role = replica` writers too). */
+export const CAPTURE_TRIGGERS: CaptureTrigger[] = [
+  ...CAPTURED_TABLES.flatMap(({ table, ops }) => ops.map((op) => statementTrigger(table, op))),
+  ...CAPTURED_TABLES.map(({ table }) => ({
+    table,
+    name: `${table}_refuse_truncate`,
+    sql: `CREATE OR REPLACE TRIGGER ${table}_refuse_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION app_refuse_truncate()`,
+  })),
+  ...CHANNELS.map((channel) => ({
+    table: `${channel}_conversations`,
+    name: `${channel}_conversations_messages_removed`,
+    sql: `CREATE OR REPLACE TRIGGER ${channel}_conversations_messages_removed BEFORE DELETE ON ${channel}_conversations FOR EACH ROW EXECUTE FUNCTION app_changes_${channel}_conversation_removed()`,
+  })),
+  {
+    table: 'recordings',
+    name: 'recordings_touch',
+    sql: 'CREATE OR REPLACE TRIGGER recordings_touch BEFORE UPDATE ON recordings FOR EACH ROW EXECUTE FUNCTION app_touch_recording()',
+  },
+  {
+    table: 'change_log',
+    name: 'change_log_documents_insert',
+    sql: 'CREATE OR REPLACE TRIGGER change_log_documents_insert AFTER INSERT ON change_log REFERENCING NEW TABLE AS entries FOR EACH STATEMENT EXECUTE FUNCTION app_recording_documents_stale()',
+  },
+  {
+    table: 'change_log',
+    name: 'change_log_documents_update',
+    sql: 'CREATE OR REPLACE TRIGGER change_log_documents_update AFTER UPDATE ON change_log REFERENCING NEW TABLE AS entries FOR EACH STATEMENT EXECUTE FUNCTION app_recording_documents_stale()',
+  },
+];
+
+/** Every capture function, `CREATE OR REPLACE`, in the order they are installed. */
+export const CAPTURE_FUNCTIONS: string[] = [
+  ...SHARED,
+  ...CAPTURED_TABLES.map(({ fn }) => fn),
+  ...CHANNELS.map(conversationRemoved),
+  DOCUMENTS,
+  COMPACTION,
+];
+
+/** The name of the function a `CREATE OR REPLACE FUNCTION` statement defines. */
+export function functionName(sql: string): string {
+  const match = /^CREATE OR REPLACE FUNCTION (\w+)\(/.exec(sql);
+  if (!match) throw new Error(`not a function definition: ${sql.slice(0, 60)}`);
+  return match[1];
+}
+
+/** The body of a function definition (between its dollar quotes), as PostgreSQL keeps it in `pg_proc.prosrc`. */
+export function functionBody(sql: string): string {
+  const start = sql.indexOf('$$');
+  const end = sql.lastIndexOf('$$');
+  return sql.slice(start + 2, end);
+}
+
+/** Everything rendered, as `capture.sql` holds it. */
+export function renderCaptureSql(): string {
+  const header = [
+    '-- Change capture as it runs today, rendered from src/changes/capture-sql.ts by `npm run capture:render`.',
+    '-- Do not edit: edit capture-sql.ts, render, and add a migration that installs the new text.',
+    '',
+  ];
+  const functions = CAPTURE_FUNCTIONS.map((sql) => `${sql};\n`);
+  const triggers = CAPTURE_TRIGGERS.map((t) => `${t.sql};\nALTER TABLE ${t.table} ENABLE ALWAYS TRIGGER ${t.name};\n`);
+  return [...header, '-- Functions', '', ...functions, '-- Triggers', '', ...triggers].join('\n');
+}

@@ -1,0 +1,350 @@
+import { Client } from 'pg';
+import { DataSource, EntityManager } from 'typeorm';
+import { CAPTURED_TABLES } from '../../src/changes/capture-sql';
+import { Company } from '../../src/companies/company.entity';
+import { ChatRef, ConversationsFactory } from '../../src/seeding/conversations.factory';
+import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
+import { createCompany } from '../support/factories';
+import { ownerDataSource } from '../support/test-app';
+
+/**
+ * The holes a review found in change capture, one test each: every way a row leaves a route
+ * says `deleted`, a moved message names where it is, a write either is captured or refused.
+ * Each of these failed before the capture of src/changes/capture-sql.ts.
+ */
+
+interface Entry {
+  object: string;
+  object_id: string;
+  parent_id: string | null;
+  action: string;
+  changed: string[];
+}
+
+describe('change capture: the holes', () => {
+  let db: DataSource;
+  let company: Company;
+  let people: RecordingsFactory;
+  let conversations: ConversationsFactory;
+  let seller: UserRef;
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+    company = await createCompany(db);
+    people = new RecordingsFactory(db, company.id);
+    conversations = new ConversationsFactory(db, company.id);
+    seller = await people.user({ name: 'Bia', email: `bia.${company.publicId.slice(4, 12)}@empresa.com.br` });
+  });
+
+  afterAll(() => db.destroy());
+
+  /** Runs `work` in one transaction; the entries it logged, in the feed's order. */
+  async function logged(work: (m: EntityManager) => Promise<unknown>): Promise<Entry[]> {
+    const xid = await db.transaction(async (m) => {
+      await work(m);
+      const [{ xid }] = await m.query('SELECT pg_current_xact_id()::text AS xid');
+      return xid as string;
+    });
+    return db.query(
+      `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND xid = $2::xid8 ORDER BY seq`,
+      [company.id, xid],
+    );
+  }
+
+  const sorted = (entries: Entry[]) => [...entries].sort((a, b) => `${a.object}${a.object_id}`.localeCompare(`${b.object}${b.object_id}`));
+
+  async function emailThread(messages = 3) {
+    const mailbox = await conversations.mailbox(seller, `caixa.${Math.random().toString(36).slice(2, 10)}@empresa.com.br`);
+    return conversations.thread(mailbox, messages, new Date(Date.now() - 3_600_000));
+  }
+
+  function chat(messages = 3): Promise<ChatRef> {
+    return conversations.chat({ seller, messages: Array.from({ length: messages }, (_, i) => ({ text: `oi ${i}` })) });
+  }
+
+  describe('a conversation removed with its messages (ON DELETE CASCADE)', () => {
+    it('tells every email message deleted, with its conversation', async () => {
+      const thread = await emailThread(3);
+      const entries = await logged((m) => m.query('DELETE FROM email_conversations WHERE id = $1', [thread.conversation.id]));
+      expect(sorted(entries)).toEqual(
+        sorted([
+          { object: 'email', object_id: thread.conversation.publicId, parent_id: null, action: 'deleted', changed: [] },
+          ...thread.messages.map((message) => ({
+            object: 'email_message',
+            object_id: message.publicId,
+            parent_id: thread.conversation.publicId,
+            action: 'deleted',
+            changed: [],
+          })),
+        ]),
+      );
+    });
+
+    it('tells every chat message deleted, with its conversation', async () => {
+      const conversation = await chat(4);
+      const entries = await logged((m) => m.query('DELETE FROM chat_conversations WHERE id = $1', [conversation.id]));
+      expect(sorted(entries)).toEqual(
+        sorted([
+          { object: 'chat', object_id: conversation.publicId, parent_id: null, action: 'deleted', changed: [] },
+          ...conversation.messages.map((message) => ({
+            object: 'chat_message',
+            object_id: message.publicId,
+            parent_id: conversation.publicId,
+            action: 'deleted',
+            changed: [],
+          })),
+        ]),
+      );
+    });
+
+    it('tells a message written and its conversation removed in one transaction deleted too', async () => {
+      const conversation = await chat(1);
+      const entries = await logged(async (m) => {
+        const added = await new ConversationsFactory(m, company.id).chatMessage(conversation, { text: 'tarde demais' });
+        await m.query('DELETE FROM chat_conversations WHERE id = $1', [conversation.id]);
+        return added;
+      });
+      expect(entries.filter((e) => e.object === 'chat_message').map((e) => e.action)).toEqual(['deleted', 'deleted']);
+    });
+  });
+
+  describe('a record that changes kind or company', () => {
+    it('is deleted from the route it left and created in the one it joined, and its document stays (emptied)', async () => {
+      const meeting = await people.recording('meeting', { owner: seller });
+      await db.query(
+        `INSERT INTO recording_documents (recording_id, company_id, format, document) VALUES ($1, $2, 1, '{}')
+        ON CONFLICT (recording_id) DO UPDATE SET format = 1, document = '{}'`,
+        [meeting.id, company.id],
+      );
+      const entries = await logged((m) => m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]));
+      expect(sorted(entries)).toEqual([
+        { object: 'call', object_id: meeting.publicId, parent_id: null, action: 'created', changed: [] },
+        { object: 'meeting', object_id: meeting.publicId, parent_id: null, action: 'deleted', changed: [] },
+      ]);
+      expect(await db.query('SELECT document FROM recording_documents WHERE recording_id = $1', [meeting.id])).toEqual([
+        { document: null },
+      ]);
+      // And back: the meeting exists again, within one transaction too.
+      const back = await logged(async (m) => {
+        await m.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
+        await m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
+        await m.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
+      });
+      expect(sorted(back)).toEqual([
+        { object: 'call', object_id: meeting.publicId, parent_id: null, action: 'deleted', changed: [] },
+        { object: 'meeting', object_id: meeting.publicId, parent_id: null, action: 'created', changed: [] },
+      ]);
+    });
+
+    it('sorts right when it goes back in a transaction that started writing before the one that moved it', async () => {
+      // T1 takes the lower transaction id; T2 makes the meeting a call and commits; T1 makes it a
+      // meeting again. T2's "meeting deleted" sorts after T1's "meeting created": it must not win.
+      const meeting = await people.recording('meeting', { owner: seller });
+      const other = await people.recording('meeting', { owner: seller });
+      const t1 = db.createQueryRunner();
+      await t1.connect();
+      try {
+        await t1.startTransaction();
+        await t1.query(`UPDATE recordings SET title = 'primeiro' WHERE id = $1`, [other.id]);
+        const [{ xid: x1 }] = await t1.query('SELECT pg_current_xact_id()::text AS xid');
+        const x2 = await db.transaction(async (m) => {
+          await m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
+          const [{ xid }] = await m.query('SELECT pg_current_xact_id()::text AS xid');
+          return xid as string;
+        });
+        expect(BigInt(x1)).toBeLessThan(BigInt(x2));
+        await t1.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
+        await t1.commitTransaction();
+      } finally {
+        await t1.release();
+      }
+      const feed: Entry[] = await db.query(
+        `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND object_id = $2 ORDER BY xid, seq`,
+        [company.id, meeting.publicId],
+      );
+      // A client replaying the feed in order, as the recipe says: created or updated, fetch it
+      // (a 404 drops it); deleted, drop it. It must end holding what the routes show.
+      const [row] = await db.query('SELECT kind FROM recordings WHERE id = $1', [meeting.id]);
+      const held = new Set<string>(['meeting']);
+      for (const e of feed) {
+        if (e.action === 'deleted' || row.kind !== e.object) held.delete(e.object);
+        else held.add(e.object);
+      }
+      expect([...held]).toEqual([row.kind]);
+      expect(await db.query('SELECT kind FROM recordings WHERE id = $1', [meeting.id])).toEqual([{ kind: 'meeting' }]);
+    });
+
+    it('compacts a record moved away and back to created, and one moved away for good to deleted', async () => {
+      const [back, gone] = [await people.recording('meeting', { owner: seller }), await people.recording('meeting', { owner: seller })];
+      await db.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = ANY ($1)`, [[back.id, gone.id]]);
+      await db.query(`UPDATE recordings SET title = 'de novo' WHERE id = ANY ($1)`, [[back.id, gone.id]]);
+      await db.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [back.id]);
+      await db.query(`UPDATE recordings SET title = 'reunião' WHERE id = $1`, [back.id]);
+      const objects = [back.publicId, gone.publicId];
+      // Compact everything of these objects (a cutoff in the future).
+      while ((await db.query('SELECT app_compact_changes(now() + interval $$1 day$$, 1000) AS merged'))[0].merged > 0);
+      const rows: Entry[] = await db.query(
+        `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND object_id = ANY ($2) ORDER BY object, object_id`,
+        [company.id, objects],
+      );
+      const of = (object: string, id: string) => rows.filter((e) => e.object === object && e.object_id === id).map((e) => e.action);
+      expect(of('meeting', back.publicId)).toEqual(['created']);
+      expect(of('call', back.publicId)).toEqual(['deleted']);
+      expect(of('meeting', gone.publicId)).toEqual(['deleted']);
+      expect(of('call', gone.publicId)).toEqual(['created']);
+    });
+
+    it('tells a conversation moved to another company deleted there and created here', async () => {
+      const elsewhere = await createCompany(db);
+      const conversation = await chat(1);
+      await db.query('DELETE FROM chat_messages WHERE conversation_id = $1', [conversation.id]);
+      await db.query('DELETE FROM chat_conversation_accounts WHERE conversation_id = $1', [conversation.id]);
+      const owner = await new RecordingsFactory(db, elsewhere.id).user();
+      const xid = await db.transaction(async (m) => {
+        await m.query('UPDATE chat_conversations SET company_id = $2, seller_id = $3 WHERE id = $1', [
+          conversation.id,
+          elsewhere.id,
+          owner.id,
+        ]);
+        return (await m.query('SELECT pg_current_xact_id()::text AS xid'))[0].xid as string;
+      });
+      const entries = await db.query(`SELECT company_id::text, object, action FROM change_log WHERE xid = $1::xid8 ORDER BY company_id`, [
+        xid,
+      ]);
+      expect(entries).toEqual(
+        [
+          { company_id: company.id, object: 'chat', action: 'deleted' },
+          { company_id: elsewhere.id, object: 'chat', action: 'created' },
+        ].sort((a, b) => Number(a.company_id) - Number(b.company_id)),
+      );
+    });
+  });
+
+  describe('a message moved to another conversation', () => {
+    let from: ChatRef;
+    let to: ChatRef;
+    beforeEach(async () => {
+      [from, to] = [await chat(2), await chat(1)];
+    });
+
+    const moved = (message: Ref, action = 'updated', changed = ['details']) => ({
+      object: 'chat_message',
+      object_id: message.publicId,
+      parent_id: to.publicId,
+      action,
+      changed,
+    });
+    const told = (conversation: Ref) => ({
+      object: 'chat',
+      object_id: conversation.publicId,
+      parent_id: null,
+      action: 'updated',
+      changed: ['messages'],
+    });
+
+    it('names the conversation it is in now, and both conversations are told their messages changed', async () => {
+      const entries = await logged((m) =>
+        m.query('UPDATE chat_messages SET conversation_id = $2 WHERE id = $1', [from.messages[0].id, to.id]),
+      );
+      expect(sorted(entries)).toEqual(sorted([moved(from.messages[0]), told(from), told(to)]));
+    });
+
+    it('names it after an edit earlier in the same transaction', async () => {
+      const entries = await logged(async (m) => {
+        await m.query(`UPDATE chat_messages SET text = 'editada' WHERE id = $1`, [from.messages[0].id]);
+        await m.query('UPDATE chat_messages SET conversation_id = $2 WHERE id = $1', [from.messages[0].id, to.id]);
+      });
+      expect(sorted(entries)).toEqual(sorted([moved(from.messages[0]), told(from), told(to)]));
+    });
+
+    it('names it when it was created and moved in one transaction', async () => {
+      let added: Ref | undefined;
+      const entries = await logged(async (m) => {
+        added = await new ConversationsFactory(m, company.id).chatMessage(from, { text: 'nova' });
+        await m.query('UPDATE chat_messages SET conversation_id = $2 WHERE id = $1', [added.id, to.id]);
+      });
+      // The arrival moved `from`'s last message (details) before the message left it.
+      expect(sorted(entries)).toEqual(
+        sorted([moved(added!, 'created', []), { ...told(from), changed: ['details', 'messages'] }, told(to)]),
+      );
+    });
+
+    it('names the new conversation for an email message too', async () => {
+      const [a, b] = [await emailThread(2), await emailThread(1)];
+      const entries = await logged((m) =>
+        m.query('UPDATE email_messages SET conversation_id = $2 WHERE id = $1', [a.messages[1].id, b.conversation.id]),
+      );
+      expect(entries.find((e) => e.object === 'email_message')).toMatchObject({ parent_id: b.conversation.publicId, action: 'updated' });
+      expect(entries.filter((e) => e.object === 'email').map((e) => [e.object_id, e.changed])).toEqual(
+        expect.arrayContaining([
+          [a.conversation.publicId, ['messages']],
+          [b.conversation.publicId, ['messages']],
+        ]),
+      );
+    });
+  });
+
+  describe('writes that used to leave a stale document or log nothing', () => {
+    it('logs an update of updated_at alone and empties the record’s document', async () => {
+      const meeting = await people.recording('meeting', { owner: seller });
+      await db.query(`UPDATE recording_documents SET format = 1, document = '{}' WHERE recording_id = $1`, [meeting.id]);
+      const entries = await logged((m) =>
+        m.query(`UPDATE recordings SET updated_at = updated_at + interval '1 minute' WHERE id = $1`, [meeting.id]),
+      );
+      expect(entries).toEqual([
+        { object: 'meeting', object_id: meeting.publicId, parent_id: null, action: 'updated', changed: ['details'] },
+      ]);
+      expect(await db.query('SELECT document FROM recording_documents WHERE recording_id = $1', [meeting.id])).toEqual([
+        { document: null },
+      ]);
+    });
+
+    it.each(CAPTURED_TABLES.map((c) => c.table))(
+      'refuses TRUNCATE of %s (it would log nothing), and says what to do instead',
+      async (table) => {
+        const runner = db.createQueryRunner();
+        await runner.connect();
+        try {
+          await runner.startTransaction();
+          const error = await runner.query(`TRUNCATE ${table} CASCADE`).catch((e: { code?: string; message: string; hint?: string }) => e);
+          expect(error).toMatchObject({ code: '0A000', message: expect.stringContaining('not captured by the change feed') });
+        } finally {
+          await runner.rollbackTransaction();
+          await runner.release();
+        }
+      },
+    );
+
+    it('captures a writer with session_replication_role = replica (the triggers fire ALWAYS)', async () => {
+      const meeting = await people.recording('meeting', { owner: seller });
+      const url = Object.assign(new URL(process.env.TEST_SUPER_DATABASE_URL!), {
+        pathname: new URL(process.env.TEST_DATABASE_URL!).pathname,
+      });
+      const su = new Client({ connectionString: url.toString() });
+      await su.connect();
+      let xid: string;
+      try {
+        await su.query('BEGIN');
+        await su.query('SET LOCAL session_replication_role = replica');
+        await su.query(`UPDATE recordings SET title = 'replicado' WHERE id = $1`, [meeting.id]);
+        xid = (await su.query('SELECT pg_current_xact_id()::text AS xid')).rows[0].xid;
+        await su.query('COMMIT');
+      } finally {
+        await su.end();
+      }
+      expect(await db.query(`SELECT object_id, action FROM change_log WHERE xid = $1::xid8`, [xid])).toEqual([
+        { object_id: meeting.publicId, action: 'updated' },
+      ]);
+    });
+
+    it('has every capture trigger enabled ALWAYS', async () => {
+      const rows: Array<{ name: string; enabled: string }> = await db.query(
+        `SELECT tgname AS name, tgenabled AS enabled FROM pg_trigger
+         WHERE NOT tgisinternal AND (tgname LIKE '%\\_changes\\_%' OR tgname LIKE '%refuse\\_truncate' OR tgname LIKE '%messages\\_removed'
+           OR tgname IN ('recordings_touch', 'change_log_documents_insert', 'change_log_documents_update'))`,
+      );
+      expect(rows.length).toBeGreaterThan(60);
+      expect(rows.filter((r) => r.enabled !== 'A')).toEqual([]);
+    });
+  });
+});
