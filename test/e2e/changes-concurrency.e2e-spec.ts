@@ -184,6 +184,176 @@ describe('the change feed under concurrent writers and compaction', () => {
     });
   });
 
+  describe('a copy of chats built from the feed (fast-check)', () => {
+    type Step =
+      | { kind: 'begin' | 'commit' | 'rollback' | 'chat'; writer: number }
+      | { kind: 'message' | 'edit' | 'remove'; writer: number; target: number }
+      | { kind: 'move'; writer: number; target: number; to: number }
+      | { kind: 'poll' | 'compact' };
+    const WRITERS = 3;
+    const writer = fc.integer({ min: 0, max: WRITERS - 1 });
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constantFrom('begin' as const, 'commit' as const, 'rollback' as const, 'chat' as const), writer }),
+      fc.record({ kind: fc.constantFrom('message' as const, 'edit' as const, 'remove' as const), writer, target: fc.nat() }),
+      fc.record({ kind: fc.constant('move' as const), writer, target: fc.nat(), to: fc.nat() }),
+      fc.record({ kind: fc.constantFrom('poll' as const, 'compact' as const) }),
+    );
+
+    /** What a client holds: each chat's and each message's detail body (a message with its conversation). */
+    type Copy = Map<string, string>;
+
+    /** Applies feed entries as the recipe says: created or updated, fetch it (a 404 drops it); deleted, drop it. */
+    async function apply(
+      copy: Copy,
+      entries: Array<{ object: string; object_id: string; parent_id: string | null; action: string }>,
+      auth: string,
+    ) {
+      for (const e of entries) {
+        const key = `${e.object}:${e.object_id}`;
+        if (e.action === 'deleted') {
+          copy.delete(key);
+          continue;
+        }
+        const path = e.object === 'chat' ? `/v1/chat/${e.object_id}` : `/v1/chat/${e.parent_id}/messages/${e.object_id}`;
+        const res = await http().get(path).set('Authorization', auth);
+        if (res.status === 404) copy.delete(key);
+        else if (res.status === 200)
+          copy.set(key, JSON.stringify(e.object === 'chat' ? res.body.data : { chat: e.parent_id, ...res.body.data }));
+        else throw new Error(`GET ${path}: ${res.status}`);
+      }
+    }
+
+    /** Every chat and message the routes show now, read route by route. */
+    async function fullRead(auth: string): Promise<Copy> {
+      const all: Copy = new Map();
+      const list = async (path: string) => {
+        const items: Array<{ id: string }> = [];
+        let cursor: string | null = null;
+        do {
+          const res = await http()
+            .get(`${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`)
+            .set('Authorization', auth)
+            .expect(200);
+          items.push(...res.body.data);
+          cursor = res.body.pagination.next_cursor;
+        } while (cursor);
+        return items;
+      };
+      for (const chat of await list('/v1/chat')) {
+        all.set(
+          `chat:${chat.id}`,
+          JSON.stringify((await http().get(`/v1/chat/${chat.id}`).set('Authorization', auth).expect(200)).body.data),
+        );
+        for (const m of await list(`/v1/chat/${chat.id}/messages`)) {
+          const body = (await http().get(`/v1/chat/${chat.id}/messages/${m.id}`).set('Authorization', auth).expect(200)).body.data;
+          all.set(`chat_message:${m.id}`, JSON.stringify({ chat: chat.id, ...body }));
+        }
+      }
+      return all;
+    }
+
+    it('ends equal to a full read, whatever the interleaving of arrivals, edits, moves and cascaded removals', async () => {
+      const clients = await Promise.all(Array.from({ length: WRITERS }, ownerClient));
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), async (steps) => {
+            const tenant = await createCompany(db);
+            const owner = await new RecordingsFactory(db, tenant.id).user();
+            const auth = `Bearer ${await tokenFor(http(), await createClient(db, tenant, { scopes: ['chat.read', 'chat.content.read'] }))}`;
+            const reader = new FeedReader(http, auth.slice('Bearer '.length));
+            const copy: Copy = new Map();
+            const open = Array.from({ length: WRITERS }, () => false);
+            /** Rows (chat:<id>, msg:<id>) a writer's open transaction wrote or locked: the others leave them alone. */
+            const lockedBy = new Map<string, number>();
+            const free = (w: number, ...rows: string[]) => rows.every((r) => (lockedBy.get(r) ?? w) === w);
+            const lock = (w: number, ...rows: string[]) => open[w] && rows.forEach((r) => lockedBy.set(r, w));
+            const seen = async (w: number, sql: string, params: unknown[] = []) =>
+              (await clients[w].query(sql, params)).rows as Array<{ id: string; chat: string }>;
+            const newMessage = (w: number, chat: string) =>
+              seen(
+                w,
+                `INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
+                 VALUES ($1, $2, $3, md5(random()::text), clock_timestamp(), 'inbound', '+55 11 98888-7777', 'Cliente', 'text', 'oi')
+                 RETURNING id::text, conversation_id::text AS chat`,
+                [mintId('chatMessage'), tenant.id, chat],
+              );
+            for (const s of steps) {
+              if (s.kind === 'poll') await apply(copy, await reader.poll(), auth);
+              else if (s.kind === 'compact') await app.get(ChangeCompaction).compact(future());
+              else if (s.kind === 'begin') {
+                if (!open[s.writer]) await clients[s.writer].query('BEGIN');
+                open[s.writer] = true;
+              } else if (s.kind === 'commit' || s.kind === 'rollback') {
+                if (open[s.writer]) await clients[s.writer].query(s.kind === 'commit' ? 'COMMIT' : 'ROLLBACK');
+                open[s.writer] = false;
+                for (const [row, w] of lockedBy) if (w === s.writer) lockedBy.delete(row);
+              } else if (s.kind === 'chat') {
+                const [chat] = await seen(
+                  s.writer,
+                  `INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id,
+                     seller_phone, first_message_at, last_message_at, last_message_direction)
+                   VALUES ($1, $2, 'chat_web', md5(random()::text), false, '+55 11 91111-2222', 'Cliente', $3, '+55 11 90000-0000', now(), now(), 'inbound')
+                   RETURNING id::text`,
+                  [mintId('chatConversation'), tenant.id, owner.id],
+                );
+                const [m] = await newMessage(s.writer, chat.id);
+                lock(s.writer, `chat:${chat.id}`, `msg:${m.id}`);
+              } else {
+                // Targets as this writer sees them, never one another open transaction holds.
+                const chats = (
+                  await seen(s.writer, 'SELECT id::text FROM chat_conversations WHERE company_id = $1 ORDER BY id', [tenant.id])
+                ).filter((c) => free(s.writer, `chat:${c.id}`));
+                const messages = (
+                  await seen(
+                    s.writer,
+                    'SELECT id::text, conversation_id::text AS chat FROM chat_messages WHERE company_id = $1 ORDER BY id',
+                    [tenant.id],
+                  )
+                ).filter((m) => free(s.writer, `msg:${m.id}`, `chat:${m.chat}`));
+                if (s.kind === 'message' && chats.length) {
+                  const chat = chats[s.target % chats.length];
+                  const [m] = await newMessage(s.writer, chat.id);
+                  lock(s.writer, `chat:${chat.id}`, `msg:${m.id}`);
+                } else if (s.kind === 'edit' && messages.length) {
+                  const m = messages[s.target % messages.length];
+                  await clients[s.writer].query(`UPDATE chat_messages SET text = md5(random()::text), edited_at = now() WHERE id = $1`, [
+                    m.id,
+                  ]);
+                  lock(s.writer, `msg:${m.id}`, `chat:${m.chat}`);
+                } else if (s.kind === 'move' && messages.length && chats.length) {
+                  const [m, to] = [messages[s.target % messages.length], chats[s.to % chats.length]];
+                  await clients[s.writer].query('UPDATE chat_messages SET conversation_id = $2 WHERE id = $1', [m.id, to.id]);
+                  lock(s.writer, `msg:${m.id}`, `chat:${m.chat}`, `chat:${to.id}`);
+                } else if (s.kind === 'remove' && chats.length) {
+                  const chat = chats[s.target % chats.length];
+                  const inside = await seen(s.writer, 'SELECT id::text FROM chat_messages WHERE conversation_id = $1', [chat.id]);
+                  if (!free(s.writer, ...inside.map((m) => `msg:${m.id}`))) continue;
+                  await clients[s.writer].query('DELETE FROM chat_conversations WHERE id = $1', [chat.id]);
+                  lock(s.writer, `chat:${chat.id}`, ...inside.map((m) => `msg:${m.id}`));
+                }
+              }
+            }
+            for (let w = 0; w < WRITERS; w++) if (open[w]) await clients[w].query(w % 2 === 0 ? 'COMMIT' : 'ROLLBACK');
+            // Every writer has finished: following the feed, the copy becomes what the routes show.
+            let truth: Copy = new Map();
+            await eventually(async () => {
+              await apply(copy, await reader.poll(), auth);
+              truth = await fullRead(auth);
+              return JSON.stringify([...copy].sort()) === JSON.stringify([...truth].sort());
+            }, 60_000).catch(() => undefined);
+            expect([...copy].sort()).toEqual([...truth].sort());
+          }),
+          { numRuns: Number(process.env.FEED_RUNS ?? 25), endOnFailure: true },
+        );
+      } finally {
+        for (const c of clients) {
+          await c.query('ROLLBACK').catch(() => undefined);
+          await c.end();
+        }
+      }
+    }, 600_000);
+  });
+
   it('keeps every object changed since an old cursor through compaction, one entry per object left', async () => {
     const reader = await readerFromNow();
     const made: Ref[] = [];
