@@ -21,7 +21,9 @@ describe('capture.sql', () => {
       'CREATE OR REPLACE FUNCTION app_kept() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$',
       'CREATE OR REPLACE TRIGGER t_old AFTER INSERT ON things FOR EACH STATEMENT EXECUTE FUNCTION app_kept()',
     ];
-    const to = [from[1], 'CREATE OR REPLACE TRIGGER t_new AFTER UPDATE ON things FOR EACH STATEMENT EXECUTE FUNCTION app_kept()'];
-    expect(transition(from, to)).toEqual(['DROP TRIGGER t_old ON things', ...to, 'DROP FUNCTION app_old(text, integer)']);
+    const made = 'CREATE OR REPLACE TRIGGER t_new AFTER UPDATE ON things FOR EACH STATEMENT EXECUTE FUNCTION app_kept()';
+    const to = [from[1], made, 'ALTER TABLE things ENABLE ALWAYS TRIGGER t_new'];
+    // The function both hold word for word is left alone; the new trigger is made and enabled.
+    expect(transition(from, to)).toEqual(['DROP TRIGGER t_old ON things', made, to[2], 'DROP FUNCTION app_old(text, integer)']);
   });
 });

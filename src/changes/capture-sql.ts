@@ -491,6 +491,30 @@ const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timest
   END $$`;
 
 // ---------------------------------------------------------------------------------------------
+// Positions for instants.
+
+/**
+ * A horizon mark: at `marked_at`, every transaction below `horizon` had finished. Entries are
+ * ordered by transaction id, not by commit time (`committed_at` is when the writing transaction
+ * began), so "the changes committed after T" is a position, not a filter: the horizon of the
+ * latest mark at or before T. A transaction that commits after T cannot be below it (it would
+ * have finished by the mark), so reading from there yields every change committed after T, at
+ * least once (and some committed between the mark and T). Marks are taken by the service every
+ * minute; past a day one an hour is kept.
+ */
+const HORIZON_MARK = `CREATE OR REPLACE FUNCTION app_mark_change_horizon() RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  BEGIN
+    -- The snapshot is taken before clock_timestamp() is read: the mark never claims more than it knows.
+    INSERT INTO change_horizons (marked_at, horizon) VALUES (clock_timestamp(), pg_snapshot_xmin(pg_current_snapshot()))
+      ON CONFLICT (marked_at) DO NOTHING;
+    DELETE FROM change_horizons h
+      WHERE h.marked_at < clock_timestamp() - interval '1 day'
+        AND EXISTS (SELECT 1 FROM change_horizons k
+                    WHERE k.marked_at >= date_trunc('hour', h.marked_at) AND k.marked_at < h.marked_at);
+  END $$`;
+
+// ---------------------------------------------------------------------------------------------
 // Everything, in the order it is installed.
 
 interface CapturedTable {
@@ -604,6 +628,7 @@ export const CAPTURE_FUNCTIONS: string[] = [
   ...CHANNELS.map(conversationRemoved),
   DOCUMENTS,
   COMPACTION,
+  HORIZON_MARK,
 ];
 
 /** The name of the function a `CREATE OR REPLACE FUNCTION` statement defines. */

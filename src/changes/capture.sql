@@ -729,6 +729,18 @@ CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer
     RETURN merged;
   END $$;
 
+CREATE OR REPLACE FUNCTION app_mark_change_horizon() RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  BEGIN
+    -- The snapshot is taken before clock_timestamp() is read: the mark never claims more than it knows.
+    INSERT INTO change_horizons (marked_at, horizon) VALUES (clock_timestamp(), pg_snapshot_xmin(pg_current_snapshot()))
+      ON CONFLICT (marked_at) DO NOTHING;
+    DELETE FROM change_horizons h
+      WHERE h.marked_at < clock_timestamp() - interval '1 day'
+        AND EXISTS (SELECT 1 FROM change_horizons k
+                    WHERE k.marked_at >= date_trunc('hour', h.marked_at) AND k.marked_at < h.marked_at);
+  END $$;
+
 -- Triggers
 
 CREATE OR REPLACE TRIGGER recordings_changes_insert AFTER INSERT ON recordings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_changes_recordings();

@@ -15,6 +15,9 @@ export interface CompactionRun {
 /** Objects per batch: one short transaction each, so readers and writers never wait long. */
 export const COMPACTION_BATCH = 1000;
 
+/** Seconds between horizon marks (app_mark_change_horizon): an instant's position is at most this much earlier than needed. */
+export const HORIZON_MARK_SECONDS = 60;
+
 /**
  * Compacts the change log: entries older than CHANGES_COMPACT_AFTER are merged into the newest
  * entry of their object (`app_compact_changes`, which runs as the schema owner), in batches of
@@ -23,7 +26,8 @@ export const COMPACTION_BATCH = 1000;
  * objects, and a cursor from before still yields every object changed since.
  *
  * Runs in the background every CHANGES_COMPACT_INTERVAL_SECONDS in the API process, and on demand
- * through `changes:compact`.
+ * through `changes:compact`. The same background tick marks the feed's horizon every
+ * HORIZON_MARK_SECONDS (`markHorizon`), which turns an instant into a position (`positionAt`).
  */
 @Injectable()
 export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -53,10 +57,16 @@ export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationSh
     return run;
   }
 
+  /** Records the feed's horizon now: every transaction below it has finished. */
+  async markHorizon(): Promise<void> {
+    await this.db.query('SELECT app_mark_change_horizon()');
+  }
+
   onApplicationBootstrap(): void {
     const seconds = this.config.changes.compactIntervalSeconds;
     if (seconds === 0) return;
-    this.timer = setInterval(() => void this.inBackground(), seconds * 1000).unref();
+    const tick = Math.min(seconds, HORIZON_MARK_SECONDS);
+    this.timer = setInterval(() => void this.inBackground(seconds / tick), tick * 1000).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -65,10 +75,17 @@ export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationSh
     await this.running;
   }
 
-  private async inBackground(): Promise<void> {
+  private ticks = 0;
+
+  /** Each tick marks the horizon; every `compactEvery` ticks it compacts too. */
+  private async inBackground(compactEvery: number): Promise<void> {
     if (this.running) return;
-    this.running = this.compact()
-      .then((run) => run.merged && this.logger.log(`compacted the change log: ${run.merged} objects in ${run.batches} batches`))
+    const compact = ++this.ticks >= compactEvery;
+    if (compact) this.ticks = 0;
+    this.running = this.markHorizon()
+      .catch((error: Error) => this.logger.warn(`marking the change feed's horizon failed, will retry: ${error.message}`))
+      .then(() => (compact ? this.compact() : undefined))
+      .then((run) => run?.merged && this.logger.log(`compacted the change log: ${run.merged} objects in ${run.batches} batches`))
       .catch((error: Error) => this.logger.warn(`change log compaction failed, will retry: ${error.message}`))
       .finally(() => (this.running = undefined));
     await this.running;

@@ -30,7 +30,10 @@ export class ChangeDto {
   })
   changed: ChangedPart[];
 
-  @ApiProperty({ format: 'date-time', description: "The writing transaction's time." })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the writing transaction began (not its commit time; entries are not ordered by it, the cursor is the position).',
+  })
   committed_at: string;
 }
 

@@ -13,6 +13,23 @@ export function comparePositions(a: FeedPosition, b: FeedPosition): number {
   return as === bs ? 0 : as < bs ? -1 : 1;
 }
 
+/**
+ * The position from which reading yields every change committed after `instant`, at least once:
+ * the horizon of the latest mark at or before it (app_mark_change_horizon), or the beginning.
+ * Not a filter on `committed_at`, which is when the writing transaction began: one that began
+ * before the instant and committed after it would be lost.
+ */
+export async function positionAt(
+  query: (sql: string, params: unknown[]) => Promise<Array<{ horizon: string }>>,
+  instant: string,
+): Promise<FeedPosition> {
+  const [mark] = await query(
+    'SELECT horizon::text AS horizon FROM change_horizons WHERE marked_at <= $1::timestamptz ORDER BY marked_at DESC LIMIT 1',
+    [instant],
+  );
+  return mark ? [mark.horizon, '0'] : ['0', '0'];
+}
+
 export interface ChangeRow {
   public_id: string;
   object: ChangeObject;

@@ -40,11 +40,17 @@ function definitions(statements: string[]): { functions: Map<string, string>; tr
   return { functions, triggers };
 }
 
-/** The statements that take a database from the capture `from` to the capture `to`: drop what `to` lacks, install `to`. */
+/**
+ * The statements that take a database from the capture `from` to the capture `to`: drop the
+ * triggers `to` lacks, run the statements of `to` that `from` did not hold word for word (a
+ * trigger made again is enabled again), drop the functions `to` lacks.
+ */
 export function transition(from: string[], to: string[]): string[] {
   const [before, after] = [definitions(from), definitions(to)];
   const gone = <T>(a: Map<string, T>, b: Map<string, T>) => [...a].filter(([name]) => !b.has(name)).map(([, drop]) => drop);
-  return [...gone(before.triggers, after.triggers), ...to, ...gone(before.functions, after.functions)];
+  const held = new Set(from);
+  const changed = to.filter((sql, i) => !held.has(sql) || (sql.startsWith('ALTER TABLE') && !held.has(to[i - 1])));
+  return [...gone(before.triggers, after.triggers), ...changed, ...gone(before.functions, after.functions)];
 }
 
 const literal = (sql: string) => {

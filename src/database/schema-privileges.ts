@@ -16,9 +16,14 @@ export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets', 'webhook_endp
 
 /**
  * SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them): the
- * credential lookups, and the change log's compaction (the role only reads the log otherwise).
+ * credential lookups, the change log's compaction and its horizon marks (the role only reads the log otherwise).
  */
-export const API_FUNCTIONS = ['app_client_state(text)', 'app_client_credentials(text)', 'app_compact_changes(timestamptz, integer)'];
+export const API_FUNCTIONS = [
+  'app_client_state(text)',
+  'app_client_credentials(text)',
+  'app_compact_changes(timestamptz, integer)',
+  'app_mark_change_horizon()',
+];
 
 /**
  * Runs pending migrations as the schema owner, then gives the API role exactly its

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { Injectable } from '@nestjs/common';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
-import { comparePositions, FeedPosition } from '../changes/changes.repository';
+import { comparePositions, FeedPosition, positionAt } from '../changes/changes.repository';
 import { feedBinding, openFeedCursor } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { AdminError } from '../common/errors/admin-error';
@@ -118,8 +118,9 @@ export class WebhooksService {
 
   /**
    * Sends again every change after `from` (a cursor of this endpoint's feed: an event's `cursor`,
-   * or a feed cursor for the same types; or an RFC 3339 date-time: the changes committed after
-   * it) up to the endpoint's position now; later ones reach it anyway. Each is a new delivery,
+   * or a feed cursor for the same types; or an RFC 3339 date-time: every change committed after
+   * it, read from the horizon mark at or before it (positionAt), so some committed shortly before
+   * it come too) up to the endpoint's position now; later ones reach it anyway. Each is a new delivery,
    * due at once, with the same `webhook-id`; the endpoint's batches take them (first, before new
    * changes). Entries compacted away are represented by their object's newest entry, as in the
    * feed. A change in the batch being sent now is sent twice: at least once.
@@ -127,13 +128,15 @@ export class WebhooksService {
   async replay(endpointId: string, from: string): Promise<{ endpoint_id: string; company_id: string; queued: number }> {
     const endpoint = await this.get(endpointId);
     const since = Instant.parse(from);
-    let after: FeedPosition = since ? ['0', '0'] : this.openCursor(endpoint, from);
+    let after: FeedPosition = since
+      ? await positionAt(async (sql, params) => (await this.store.pool.query<{ horizon: string }>(sql, params)).rows, since.iso)
+      : this.openCursor(endpoint, from);
     const until: FeedPosition = [endpoint.position_xid, endpoint.position_seq];
     let queued = 0;
     for (;;) {
       const { rows: page } = await this.dispatcher.read(endpoint, after, REPLAY_PAGE);
       const rows = page.filter((row) => comparePositions([row.xid, row.seq], until) <= 0);
-      const chosen = since ? rows.filter((row) => Instant.parse(row.committed_at)!.micros > since.micros) : rows;
+      const chosen = rows;
       if (chosen.length) {
         await this.store.transaction((sql) =>
           this.store.insertDeliveries(sql, endpoint.id, this.dispatcher.deliveriesOf(endpoint, chosen), true),

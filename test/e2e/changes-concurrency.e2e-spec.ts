@@ -186,18 +186,24 @@ describe('the change feed under concurrent writers and compaction', () => {
 
   describe('a copy of chats built from the feed (fast-check)', () => {
     type Step =
-      | { kind: 'begin' | 'commit' | 'rollback' | 'chat'; writer: number }
-      | { kind: 'message' | 'edit' | 'remove'; writer: number; target: number }
+      | { kind: 'begin'; writer: number }
+      | { kind: 'commit'; writer: number }
+      | { kind: 'rollback'; writer: number }
+      | { kind: 'chat'; writer: number }
+      | { kind: 'message'; writer: number; target: number }
+      | { kind: 'edit'; writer: number; target: number }
+      | { kind: 'remove'; writer: number; target: number }
       | { kind: 'move'; writer: number; target: number; to: number }
-      | { kind: 'poll' | 'compact' };
+      | { kind: 'poll' }
+      | { kind: 'compact' };
     const WRITERS = 3;
     const writer = fc.integer({ min: 0, max: WRITERS - 1 });
-    const step: fc.Arbitrary<Step> = fc.oneof(
+    const step = fc.oneof(
       fc.record({ kind: fc.constantFrom('begin' as const, 'commit' as const, 'rollback' as const, 'chat' as const), writer }),
       fc.record({ kind: fc.constantFrom('message' as const, 'edit' as const, 'remove' as const), writer, target: fc.nat() }),
       fc.record({ kind: fc.constant('move' as const), writer, target: fc.nat(), to: fc.nat() }),
       fc.record({ kind: fc.constantFrom('poll' as const, 'compact' as const) }),
-    );
+    ) as fc.Arbitrary<Step>;
 
     /** What a client holds: each chat's and each message's detail body (a message with its conversation). */
     type Copy = Map<string, string>;
@@ -230,7 +236,7 @@ describe('the change feed under concurrent writers and compaction', () => {
         const items: Array<{ id: string }> = [];
         let cursor: string | null = null;
         do {
-          const res = await http()
+          const res: request.Response = await http()
             .get(`${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`)
             .set('Authorization', auth)
             .expect(200);

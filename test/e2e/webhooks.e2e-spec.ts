@@ -33,6 +33,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { RuntimeSecrets } from '../../src/config/runtime-secrets';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 
 const ALL: Scope[] = [...ALL_SCOPES];
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
@@ -300,22 +301,53 @@ describe('webhooks: a worker in the API process', () => {
     );
     for (const r of again) expect(WebhookReceiver.verifies(endpoint.secret, r)).toBe(true);
 
-    // By date-time: the changes committed after the third one's commit.
-    const replayed = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', feed[2].committed_at);
-    const after = feed.filter((e) => e.committed_at > feed[2].committed_at);
-    expect(replayed.json.queued).toBe(after.length);
-    await eventually(async () => rx.received.length === 8 + after.length, 15_000);
-    expect(
-      rx.received
-        .slice(8)
-        .map((r) => r.id)
-        .sort(),
-    ).toEqual(after.map((e) => e.id).sort());
+    // By date-time: every change committed after the instant, read from the horizon mark at or
+    // before it (other test files' transactions may hold the horizon back: at least these).
+    await db.query('SELECT app_mark_change_horizon()');
+    await sleep(20);
+    const instant = new Date().toISOString();
+    for (let i = 0; i < 2; i++) await t.people.recording('meeting', { owner: t.seller });
+    await eventually(async () => rx.received.length === 10, 15_000);
+    const later = (await reader.poll()).filter((e) => rx.counts().has(e.id));
+    expect(later).toHaveLength(2);
+    const replayed = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', instant);
+    expect(replayed.json.queued).toBeGreaterThanOrEqual(2);
+    expect(replayed.json.queued).toBeLessThanOrEqual(7);
+    await eventually(async () => rx.received.length === 10 + Number(replayed.json.queued), 15_000);
+    expect(rx.received.slice(10).map((r) => r.id)).toEqual(expect.arrayContaining(later.map((e) => e.id)));
     const rows = await deliveriesOf(endpoint);
-    expect(rows.filter((r) => r.replay)).toHaveLength(3 + after.length);
+    expect(rows.filter((r) => r.replay)).toHaveLength(3 + Number(replayed.json.queued));
 
     const wrong = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', 'cur_notacursor');
     expect(wrong).toMatchObject({ code: 1, json: { error: { code: 'INVALID_ARGUMENTS' } } });
+  });
+
+  it('replays from a date-time a change whose transaction began before it and committed after it', async () => {
+    const t = await tenant();
+    const rx = await receiver();
+    const endpoint = await addEndpoint(t, rx.url);
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    let instant: string;
+    try {
+      await writer.startTransaction();
+      await new RecordingsFactory(writer.manager, t.company.id).recording('meeting', { owner: t.seller });
+      await db.query('SELECT app_mark_change_horizon()'); // the open transaction holds the horizon back
+      await sleep(20);
+      instant = new Date().toISOString();
+      await sleep(20);
+      await writer.commitTransaction(); // committed after the instant, begun before it
+    } finally {
+      await writer.release();
+    }
+    await eventually(async () => rx.received.length === 1, 15_000);
+    const [change] = rx.received;
+    const [{ committed_at }] = await db.query('SELECT committed_at FROM change_log WHERE public_id = $1', [change.id]);
+    expect(committed_at.getTime()).toBeLessThan(Date.parse(instant));
+    const replayed = await cli({}, 'webhooks:replay', '--endpoint', endpoint.endpoint_id, '--from', instant);
+    expect(replayed.json.queued).toBe(1);
+    await eventually(async () => rx.received.length === 2, 15_000);
+    expect(rx.received[1].id).toBe(change.id);
   });
 
   it('signs with both secrets during a rotation, then with the new one only', async () => {

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { CAPTURED_TABLES } from '../../src/changes/capture-sql';
+import { positionAt } from '../../src/changes/changes.repository';
 import { Company } from '../../src/companies/company.entity';
 import { ChatRef, ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
@@ -345,6 +346,37 @@ describe('change capture: the holes', () => {
       );
       expect(rows.length).toBeGreaterThan(60);
       expect(rows.filter((r) => r.enabled !== 'A')).toEqual([]);
+    });
+  });
+  describe('an instant as a feed position (horizon marks)', () => {
+    const at = (instant: string) => positionAt((sql, params) => db.query(sql, params), instant);
+
+    it('is the horizon of the latest mark at or before the instant: below every transaction still open then', async () => {
+      const open = db.createQueryRunner();
+      await open.connect();
+      try {
+        await open.startTransaction();
+        await open.query(`UPDATE users SET name = name WHERE id = $1`, [seller.id]);
+        const [{ xid }] = await open.query('SELECT pg_current_xact_id()::text AS xid');
+        await db.query('SELECT app_mark_change_horizon()');
+        const [{ now }] = await db.query('SELECT clock_timestamp() AS now');
+        const [horizon] = await at(now.toISOString());
+        expect(BigInt(horizon)).toBeLessThanOrEqual(BigInt(xid));
+        await open.commitTransaction();
+      } finally {
+        await open.release();
+      }
+      expect(await at('2000-01-01T00:00:00Z')).toEqual(['0', '0']);
+    });
+
+    it('keeps one mark an hour past a day', async () => {
+      await db.query(`INSERT INTO change_horizons (marked_at, horizon)
+        SELECT now() - interval '3 days' + n * interval '10 minutes', '1'::xid8 FROM generate_series(0, 11) n`);
+      await db.query('SELECT app_mark_change_horizon()');
+      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM change_horizons
+        WHERE marked_at BETWEEN now() - interval '3 days' AND now() - interval '3 days' + interval '2 hours'`);
+      expect(n).toBeLessThanOrEqual(3);
+      expect(n).toBeGreaterThanOrEqual(2);
     });
   });
 });

@@ -106,7 +106,12 @@ describe('tenant isolation in the database', () => {
       const config: Array<{ name: string; search_path: string }> = await owner.query(
         `SELECT proname AS name, array_to_string(proconfig, ',') AS search_path FROM pg_proc WHERE prosecdef AND pronamespace = 'public'::regnamespace ORDER BY 1`,
       );
-      expect(config.map((c) => c.name)).toEqual(['app_client_credentials', 'app_client_state', 'app_compact_changes']);
+      expect(config.map((c) => c.name)).toEqual([
+        'app_client_credentials',
+        'app_client_state',
+        'app_compact_changes',
+        'app_mark_change_horizon',
+      ]);
       for (const c of config) expect(c.search_path).toBe('search_path=pg_catalog, public, pg_temp');
       // Even a role given TEMP back cannot shadow the clients table the lookup reads.
       const admin = await su().initialize();

@@ -15,6 +15,7 @@ import { Webhooks1765000000000 } from './1765000000000-webhooks';
 import { LeanChangeCapture1765100000000 } from './1765100000000-lean-change-capture';
 import { RecordingDocuments1765200000000 } from './1765200000000-recording-documents';
 import { CaptureHoles1765300000000 } from './1765300000000-capture-holes';
+import { ChangeHorizons1765400000000 } from './1765400000000-change-horizons';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   LeanChangeCapture1765100000000,
   RecordingDocuments1765200000000,
   CaptureHoles1765300000000,
+  ChangeHorizons1765400000000,
 ];
