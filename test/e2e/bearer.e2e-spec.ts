@@ -168,7 +168,7 @@ describe('bearer authentication on /v1', () => {
       } finally {
         await shortLived.close();
       }
-    }, 15_000);
+    }, 60_000);
 
     it('verifies tokens of the previous signing key listed in JWT_PUBLIC_KEYS, and only those', async () => {
       const oldToken = token;

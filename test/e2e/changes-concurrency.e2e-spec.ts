@@ -165,7 +165,7 @@ describe('the change feed under concurrent writers and compaction', () => {
               await reader.poll();
               const told = new Set(idsOf(reader.seen));
               return [...changed].every((id) => told.has(id));
-            }, 10_000);
+            }, 30_000);
             for (const id of deleted) {
               // Told it was deleted. Not always last: entries sort by transaction id, and a transaction
               // that started writing first may delete an object after a later one updated it and committed.

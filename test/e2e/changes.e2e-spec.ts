@@ -37,7 +37,7 @@ describe('GET /v1/changes', () => {
     await eventually(async () => {
       got.push(...(await reader.poll()));
       return got.some(predicate);
-    }, 10_000);
+    }, 30_000);
     return got;
   }
 
@@ -191,7 +191,7 @@ describe('GET /v1/changes', () => {
     await eventually(async () => {
       const bReader = new FeedReader(http, b.token);
       return idsOf(await bReader.poll()).includes(meeting.publicId);
-    }, 10_000);
+    }, 30_000);
     expect(idsOf(await reader.poll())).not.toContain(meeting.publicId);
     expect((await reader.poll()).length).toBe(0);
   });

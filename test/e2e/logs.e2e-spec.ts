@@ -62,7 +62,7 @@ describe('request logs', () => {
       await fetch(`${json.base}/nothing/here?q=1`),
     ];
     const ids = asked.map((r) => r.headers.get('x-request-id')!);
-    await eventually(async () => ids.every((id) => lines(json).some((l) => l.req.id === id)), 10_000);
+    await eventually(async () => ids.every((id) => lines(json).some((l) => l.req.id === id)), 30_000);
     const byId = (id: string) => lines(json).filter((l) => l.req.id === id);
     expect(ids.map((id) => byId(id).length)).toEqual([1, 1, 1, 1]);
     const [single, list, refused, unmatched] = ids.map((id) => byId(id)[0]);
@@ -89,7 +89,7 @@ describe('request logs', () => {
     const res = await fetch(`${pretty.base}/v1/context`);
     expect(res.status).toBe(401);
     const id = res.headers.get('x-request-id')!;
-    await eventually(async () => pretty.output().includes(id), 10_000);
+    await eventually(async () => pretty.output().includes(id), 30_000);
     const line = pretty
       .output()
       .split('\n')

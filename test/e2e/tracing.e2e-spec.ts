@@ -80,7 +80,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     });
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id')!;
-    await eventually(async () => spans.some((s) => attr(s, 'http.request.id') === requestId), 15_000).catch(() => {
+    await eventually(async () => spans.some((s) => attr(s, 'http.request.id') === requestId), 45_000).catch(() => {
       throw new Error(
         `no span with ${requestId}; received: ${JSON.stringify(spans.map((s) => [s.name, s.kind, s.attributes.map((a) => a.key)]))}\n${service.output()}`,
       );
@@ -89,7 +89,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(server.kind).toBe(SERVER);
     expect(attr(server, 'http.route')).toBe('/v1/meetings');
     // The trace's other spans: statements and (with Redis) the rate-limit script.
-    await eventually(async () => spans.some((s) => s.traceId === server.traceId && /postgres/i.test(system(s))), 15_000).catch(() => {
+    await eventually(async () => spans.some((s) => s.traceId === server.traceId && /postgres/i.test(system(s))), 45_000).catch(() => {
       throw new Error(
         `no PostgreSQL span in ${server.traceId}; received: ${JSON.stringify(spans.map((s) => [s.traceId === server.traceId, s.name, s.attributes.map((a) => a.key)]))}`,
       );
@@ -97,7 +97,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     const trace = spans.filter((s) => s.traceId === server.traceId);
     expect(trace.filter((s) => /postgres/i.test(system(s))).length).toBeGreaterThanOrEqual(2);
     if (redis) {
-      await eventually(async () => spans.some((s) => s.traceId === server.traceId && system(s) === 'redis'), 15_000).catch(() => {
+      await eventually(async () => spans.some((s) => s.traceId === server.traceId && system(s) === 'redis'), 45_000).catch(() => {
         throw new Error(
           `no Redis span in the trace; received: ${JSON.stringify(spans.map((s) => [s.traceId === server.traceId, s.name, system(s)]))}`,
         );

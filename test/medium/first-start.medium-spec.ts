@@ -75,7 +75,7 @@ describe('first start', () => {
       const { lines, log } = logged();
       const activity = await startDemoActivity(ownerUrl, company, log);
       expect(activity?.company_id).toBe(seeded);
-      await eventually(async () => lines.debug.some((line) => / committed /.test(line)), 20_000);
+      await eventually(async () => lines.debug.some((line) => / committed /.test(line)), 60_000);
       await activity!.stop();
       expect(lines.warn).toEqual([]);
       expect(lines.info.at(-1)).toMatch(new RegExp(`^demo activity stopped \\{"company_id":"${seeded}".*"committed":[1-9]`));
