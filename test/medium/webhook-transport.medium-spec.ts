@@ -64,20 +64,6 @@ const answer =
 const closed = (socket: Socket) =>
   socket.destroyed ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve()));
 
-/** Whether this network completes a TCP connect to host:port within 500 ms (some sandboxes accept every address). */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 500 });
-    const end = (accepted: boolean) => {
-      socket.destroy();
-      resolve(accepted);
-    };
-    socket.once('connect', () => end(true));
-    socket.once('timeout', () => end(false));
-    socket.once('error', () => end(false));
-  });
-}
-
 const fixed =
   (...addresses: string[]): NonNullable<TransportOptions['resolve']> =>
   () =>
@@ -278,23 +264,9 @@ describe('WebhookTransport with allowPrivate', () => {
     expect(await local().send(post(r.url()))).toMatchObject({ delivered: false, status: null, error: 'connection refused' });
   });
 
-  it('gives up connecting to an unroutable address after the connect timeout', async () => {
-    if (await accepts('10.255.255.1', 81)) {
-      console.warn(
-        'SKIPPED the unroutable connect timeout: this network accepts connections to 10.255.255.1 (the TLS one below still runs)',
-      );
-      return;
-    }
-    const started = Date.now();
-    const result = await local({ connectTimeoutMs: 200, totalTimeoutMs: 5000, resolve: fixed('10.255.255.1') }).send(
-      post('http://unroutable.test:81/hook'),
-    );
-    const elapsed = Date.now() - started;
-    expect(result).toMatchObject({ delivered: false, status: null });
-    // A sandbox without a route answers at once (EHOSTUNREACH/ENETUNREACH) instead of letting the SYN go unanswered.
-    expect(result.error).toMatch(/^(connect timed out after 200 ms|host unreachable|network unreachable|connection refused)$/);
-    expect(elapsed).toBeLessThan(1000);
-  });
+  // No test connects to an address off this machine (a private-range "unroutable" address is
+  // still someone's network): the connect timeout is proved on loopback, by a server that accepts
+  // the TCP connection and never completes the TLS handshake, below.
 
   it('counts the TLS handshake in the connect timeout: a server that accepts and never speaks', async () => {
     const silent = net.createServer(() => {});
