@@ -107,12 +107,17 @@ export async function feedCursorAt(
     await db.owner.query<{ entries: number }>('SELECT count(*)::int AS entries FROM change_log WHERE company_id = $1', [company])
   ).rows;
   const offset = Math.max(1, Math.min(wanted, entries - 200));
-  const feed = await db.owner.query<{ xid: string; seq: string; public_id: string }>(
-    `SELECT xid::text AS xid, seq::text AS seq, public_id FROM change_log WHERE company_id = $1 ORDER BY xid, seq OFFSET $2 LIMIT 2`,
+  const feed = await db.owner.query<{ epoch: string; xid: string; seq: string; public_id: string }>(
+    `SELECT epoch::text AS epoch, xid::text AS xid, seq::text AS seq, public_id FROM change_log WHERE company_id = $1
+     ORDER BY epoch, xid, seq OFFSET $2 LIMIT 2`,
     [company, offset - 1],
   );
   if (feed.rows.length < 2) throw new Error(`the change feed of ${tenant.companyId} has ${entries} entries: too few for a deep page`);
-  const cursor = new CursorCodec(cursorSecret).seal(feedBinding(company, CHANGE_OBJECTS), [feed.rows[0].xid, feed.rows[0].seq]);
+  const cursor = new CursorCodec(cursorSecret).seal(feedBinding(company, CHANGE_OBJECTS), [
+    feed.rows[0].epoch,
+    feed.rows[0].xid,
+    feed.rows[0].seq,
+  ]);
   return { cursor, offset, firstId: feed.rows[1].public_id };
 }
 

@@ -83,9 +83,14 @@ END $$`;
 };
 
 /** `created` entries straight from an insert's transition table (no array, no merge work). */
-const createdEntries = (select: string) => `INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
+const createdEntries = (
+  select: string,
+) => `INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
   ${select.trim().replace(/\n/g, '\n  ')}
 ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;`;
+
+/** This server life's epoch, once per statement (see app_change_epoch). */
+const EPOCH = '(SELECT app_change_epoch())';
 
 const noteCreated = (table: string) => `PERFORM app_note_created('${table}', (SELECT range_agg(int8range(id, id, '[]')) FROM new_rows));`;
 
@@ -99,7 +104,8 @@ const SHARED: string[] = [
   `CREATE OR REPLACE FUNCTION app_created_here(companies bigint[]) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
   BEGIN
     RETURN (SELECT coalesce(jsonb_object_agg(object_id, true), '{}'::jsonb) FROM change_log
-      WHERE company_id = ANY (companies) AND xid = pg_current_xact_id() AND action = 'created');
+      WHERE company_id = ANY (companies) AND object = ANY (ARRAY['meeting', 'call', 'email', 'chat'])
+        AND epoch = app_live_change_epoch() AND xid = pg_current_xact_id() AND action = 'created');
   END $$`,
   // The ids a transaction created in a table, as `<xid>:<int8multirange>` in `app.created_<table>`.
   `CREATE OR REPLACE FUNCTION app_created_ids(tbl text) RETURNS int8multirange LANGUAGE plpgsql STABLE AS $$
@@ -115,6 +121,51 @@ const SHARED: string[] = [
     IF ids IS NULL OR isempty(ids) THEN RETURN; END IF;
     PERFORM set_config('app.created_' || tbl, pg_current_xact_id()::text || ':' || (ids + app_created_ids(tbl))::text, true);
   END $$`,
+  /*
+   * Epochs. The feed orders entries by (epoch, xid, seq) and serves an entry once its
+   * transaction can no longer be running: an older epoch, or an xid below the horizon. An epoch
+   * is one life of the server (its postmaster start time): the transaction counter can only go
+   * back across a restart (a logical dump restored into another cluster, a point-in-time
+   * recovery, a standby promoted after missing the last WAL), and every transaction of an
+   * earlier life has ended. app_record_change_epoch finds or records this life's epoch;
+   * app_change_epoch caches it for the session (a session never outlives its server);
+   * app_live_change_epoch is the readers' view, which writes nothing (read-only transactions):
+   * this life's epoch, or the next number when no writer has recorded it yet.
+   */
+  `CREATE OR REPLACE FUNCTION app_record_change_epoch() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  DECLARE e integer;
+  BEGIN
+    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    IF FOUND THEN RETURN e; END IF;
+    -- One new epoch at a time: a second writer waits here, then finds the first one's.
+    LOCK TABLE change_epochs IN SHARE ROW EXCLUSIVE MODE;
+    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    IF FOUND THEN RETURN e; END IF;
+    INSERT INTO change_epochs (epoch, server_started_at)
+      SELECT coalesce(max(epoch), 0) + 1, pg_postmaster_start_time() FROM change_epochs
+      ON CONFLICT (server_started_at) DO NOTHING
+      RETURNING epoch INTO e;
+    IF e IS NULL THEN
+      -- A snapshot older than the lock (REPEATABLE READ): the epoch exists, retry the transaction.
+      RAISE EXCEPTION 'a new change feed epoch was recorded concurrently' USING ERRCODE = 'serialization_failure';
+    END IF;
+    RETURN e;
+  END $$`,
+  `CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql AS $$
+  DECLARE
+    cached text := current_setting('app.change_epoch', true);
+    e integer;
+  BEGIN
+    IF cached IS NOT NULL AND cached <> '' THEN RETURN cached::integer; END IF;
+    e := app_record_change_epoch();
+    PERFORM set_config('app.change_epoch', e::text, false);
+    RETURN e;
+  END $$`,
+  `CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
+    SELECT coalesce((SELECT CASE WHEN e.server_started_at = pg_postmaster_start_time() THEN e.epoch ELSE e.epoch + 1 END
+                     FROM change_epochs e ORDER BY e.epoch DESC LIMIT 1), 1)
+  $$`,
   // The parts to re-read, in the order the API lists them.
   `CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(array_agg(p ORDER BY array_position(${PARTS_ORDER}, p)), '{}')
@@ -131,8 +182,8 @@ const SHARED: string[] = [
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
     WITH logged AS (
-      INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, changed)
-        SELECT r.company_id, r.object, max(r.object_id), r.object_key, max(r.parent_id),
+      INSERT INTO change_log AS c (company_id, object, object_id, object_key, epoch, parent_id, action, changed)
+        SELECT r.company_id, r.object, max(r.object_id), r.object_key, ${EPOCH}, max(r.parent_id),
           CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
           CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
             ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
@@ -185,7 +236,7 @@ const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company
 
 const RECORDINGS = byOperation('app_changes_recordings', {
   INSERT: `${noteCreated('recordings')}
-${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created' FROM new_rows t`)}`,
+${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
   DELETE: record(`SELECT ${recordRow('t', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
   UPDATE: `${record(`SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
     CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ${parts(['details', 'transcript'])} ELSE ${parts(['details'])} END, n.id)::change_row
@@ -200,7 +251,7 @@ UNION ALL SELECT ${recordRow('n', 'created', `'{}'::text[]`)} FROM ${recordsMove
 UPDATE change_log c SET action = 'updated', changed = ${parts(['details'])}
   FROM ${recordsMoved}
     AND c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
-    AND c.xid > pg_current_xact_id() AND c.action = 'deleted';`,
+    AND (c.epoch, c.xid) > (${EPOCH}, pg_current_xact_id()) AND c.action = 'deleted';`,
 });
 
 /** A part of a meeting or call: the record, `updated` with `names` (nothing for a record created in this transaction). */
@@ -324,7 +375,7 @@ const conversation = (channel: Channel) => {
     ops: ['insert', 'update', 'delete'],
     fn: byOperation(`app_changes_${table}`, {
       INSERT: `${noteCreated(table)}
-${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created' FROM new_rows t`)}`,
+${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
       DELETE: record(`SELECT ${conversationRow(channel, 't', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
       UPDATE: record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
   FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND ${notNoted(table, 'n.id')}
@@ -385,7 +436,7 @@ const message = (channel: Channel) => {
     table,
     ops: ['insert', 'update', 'delete'],
     fn: byOperation(`app_changes_${table}`, {
-      INSERT: `${createdEntries(`SELECT t.company_id, '${object}', t.public_id, t.id, c.public_id, 'created'
+      INSERT: `${createdEntries(`SELECT t.company_id, '${object}', t.public_id, t.id, c.public_id, 'created', ${EPOCH}
   FROM new_rows t ${parentOf('t', 'c')}`)}
 ${record(arrivals('new_rows', 'new_rows'))}`,
       DELETE: record(`SELECT ${row('t', 'c', 'deleted', `'{}'::text[]`)} FROM old_rows t ${parentOf('t', 'c')}
@@ -418,14 +469,14 @@ const DOCUMENTS = `CREATE OR REPLACE FUNCTION app_recording_documents_stale() RE
 BEGIN
   INSERT INTO recording_documents AS d (recording_id, company_id)
     SELECT DISTINCT e.object_key, e.company_id FROM entries e
-    WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id()
+    WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
     -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
     -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
     ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL WHERE d.document IS NOT NULL;
   -- A record deleted from one route may live on in another (a meeting made a call): only a
   -- record whose row is gone loses its document.
   DELETE FROM recording_documents d USING entries e
-    WHERE e.object IN ('meeting', 'call') AND e.action = 'deleted' AND e.xid = pg_current_xact_id()
+    WHERE e.object IN ('meeting', 'call') AND e.action = 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
       AND d.recording_id = e.object_key AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.id = e.object_key);
   RETURN NULL;
 END $$`;
@@ -443,27 +494,30 @@ END $$`;
  */
 const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  DECLARE merged integer;
+  DECLARE
+    merged integer;
+    live integer := app_live_change_epoch();
+    horizon xid8 := pg_snapshot_xmin(pg_current_snapshot());
   BEGIN
     -- One compactor at a time across instances: the others skip this batch.
     IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
     WITH objects AS (
       SELECT DISTINCT c.company_id, c.object, c.object_key
       FROM change_log c
-      WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE c.committed_at < cutoff AND (c.epoch, c.xid) < (live, horizon)
         AND EXISTS (SELECT 1 FROM change_log n
                     WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_key = c.object_key
-                      AND n.xid > c.xid AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
+                      AND (n.epoch, n.xid) > (c.epoch, c.xid) AND (n.epoch, n.xid) < (live, horizon))
       LIMIT batch
     ), survivors AS (
-      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.xid, n.seq, n.action, n.changed
+      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.epoch, n.xid, n.seq, n.action, n.changed
       FROM objects o JOIN change_log n USING (company_id, object, object_key)
-      WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY n.company_id, n.object, n.object_key, n.xid DESC, n.seq DESC
+      WHERE (n.epoch, n.xid) < (live, horizon)
+      ORDER BY n.company_id, n.object, n.object_key, n.epoch DESC, n.xid DESC, n.seq DESC
     ), removed AS (
       DELETE FROM change_log c USING survivors s
       WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_key = s.object_key
-        AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
+        AND (c.epoch, c.xid, c.seq) < (s.epoch, s.xid, s.seq) AND c.committed_at < cutoff
       RETURNING c.company_id, c.object, c.object_key, c.action, c.changed
     ), folded AS (
       SELECT company_id, object, object_key, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
@@ -485,7 +539,7 @@ const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timest
       action = CASE WHEN j.deleted AND NOT j.shown THEN 'deleted' WHEN j.created OR j.deleted THEN 'created' ELSE 'updated' END,
       changed = CASE WHEN j.created OR j.deleted THEN '{}'::text[] ELSE app_changed_union(j.changed, j.folded) END
     FROM judged j
-    WHERE c.company_id = j.company_id AND c.xid = j.xid AND c.seq = j.seq;
+    WHERE c.company_id = j.company_id AND c.object = j.object AND c.epoch = j.epoch AND c.xid = j.xid AND c.seq = j.seq;
     GET DIAGNOSTICS merged = ROW_COUNT;
     RETURN merged;
   END $$`;
@@ -494,7 +548,8 @@ const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timest
 // Positions for instants.
 
 /**
- * A horizon mark: at `marked_at`, every transaction below `horizon` had finished. Entries are
+ * A horizon mark: at `marked_at`, every transaction of an earlier epoch, and of `epoch` below
+ * `horizon`, had finished. Entries are
  * ordered by transaction id, not by commit time (`committed_at` is when the writing transaction
  * began), so "the changes committed after T" is a position, not a filter: the horizon of the
  * latest mark at or before T. A transaction that commits after T cannot be below it (it would
@@ -506,7 +561,8 @@ const HORIZON_MARK = `CREATE OR REPLACE FUNCTION app_mark_change_horizon() RETUR
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   BEGIN
     -- The snapshot is taken before clock_timestamp() is read: the mark never claims more than it knows.
-    INSERT INTO change_horizons (marked_at, horizon) VALUES (clock_timestamp(), pg_snapshot_xmin(pg_current_snapshot()))
+    INSERT INTO change_horizons (marked_at, epoch, horizon)
+      VALUES (clock_timestamp(), app_record_change_epoch(), pg_snapshot_xmin(pg_current_snapshot()))
       ON CONFLICT (marked_at) DO NOTHING;
     DELETE FROM change_horizons h
       WHERE h.marked_at < clock_timestamp() - interval '1 day'

@@ -10,7 +10,8 @@ CREATE OR REPLACE FUNCTION app_current_xid() RETURNS xid LANGUAGE sql STABLE AS 
 CREATE OR REPLACE FUNCTION app_created_here(companies bigint[]) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
   BEGIN
     RETURN (SELECT coalesce(jsonb_object_agg(object_id, true), '{}'::jsonb) FROM change_log
-      WHERE company_id = ANY (companies) AND xid = pg_current_xact_id() AND action = 'created');
+      WHERE company_id = ANY (companies) AND object = ANY (ARRAY['meeting', 'call', 'email', 'chat'])
+        AND epoch = app_live_change_epoch() AND xid = pg_current_xact_id() AND action = 'created');
   END $$;
 
 CREATE OR REPLACE FUNCTION app_created_ids(tbl text) RETURNS int8multirange LANGUAGE plpgsql STABLE AS $$
@@ -28,6 +29,43 @@ CREATE OR REPLACE FUNCTION app_note_created(tbl text, ids int8multirange) RETURN
     PERFORM set_config('app.created_' || tbl, pg_current_xact_id()::text || ':' || (ids + app_created_ids(tbl))::text, true);
   END $$;
 
+CREATE OR REPLACE FUNCTION app_record_change_epoch() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  DECLARE e integer;
+  BEGIN
+    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    IF FOUND THEN RETURN e; END IF;
+    -- One new epoch at a time: a second writer waits here, then finds the first one's.
+    LOCK TABLE change_epochs IN SHARE ROW EXCLUSIVE MODE;
+    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    IF FOUND THEN RETURN e; END IF;
+    INSERT INTO change_epochs (epoch, server_started_at)
+      SELECT coalesce(max(epoch), 0) + 1, pg_postmaster_start_time() FROM change_epochs
+      ON CONFLICT (server_started_at) DO NOTHING
+      RETURNING epoch INTO e;
+    IF e IS NULL THEN
+      -- A snapshot older than the lock (REPEATABLE READ): the epoch exists, retry the transaction.
+      RAISE EXCEPTION 'a new change feed epoch was recorded concurrently' USING ERRCODE = 'serialization_failure';
+    END IF;
+    RETURN e;
+  END $$;
+
+CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql AS $$
+  DECLARE
+    cached text := current_setting('app.change_epoch', true);
+    e integer;
+  BEGIN
+    IF cached IS NOT NULL AND cached <> '' THEN RETURN cached::integer; END IF;
+    e := app_record_change_epoch();
+    PERFORM set_config('app.change_epoch', e::text, false);
+    RETURN e;
+  END $$;
+
+CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
+    SELECT coalesce((SELECT CASE WHEN e.server_started_at = pg_postmaster_start_time() THEN e.epoch ELSE e.epoch + 1 END
+                     FROM change_epochs e ORDER BY e.epoch DESC LIMIT 1), 1)
+  $$;
+
 CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(array_agg(p ORDER BY array_position(ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages'], p)), '{}')
     FROM (SELECT DISTINCT unnest(a || b) AS p) parts
@@ -37,8 +75,8 @@ CREATE OR REPLACE FUNCTION app_record_changes(rows change_row[]) RETURNS void LA
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
     WITH logged AS (
-      INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, changed)
-        SELECT r.company_id, r.object, max(r.object_id), r.object_key, max(r.parent_id),
+      INSERT INTO change_log AS c (company_id, object, object_id, object_key, epoch, parent_id, action, changed)
+        SELECT r.company_id, r.object, max(r.object_id), r.object_key, (SELECT app_change_epoch()), max(r.parent_id),
           CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
           CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
             ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
@@ -82,8 +120,8 @@ CREATE OR REPLACE FUNCTION app_changes_recordings() RETURNS trigger LANGUAGE plp
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM app_note_created('recordings', (SELECT range_agg(int8range(id, id, '[]')) FROM new_rows));
-    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
-      SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created' FROM new_rows t
+    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
+      SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created', (SELECT app_change_epoch()) FROM new_rows t
     ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM app_record_changes(ARRAY(SELECT ROW(t.company_id, t.kind, t.public_id, NULL, 'deleted', '{}'::text[], t.id)::change_row FROM old_rows t));
@@ -101,7 +139,7 @@ BEGIN
     UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)
         AND c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
-        AND c.xid > pg_current_xact_id() AND c.action = 'deleted';
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
   END IF;
   RETURN NULL;
 END $$;
@@ -474,8 +512,8 @@ CREATE OR REPLACE FUNCTION app_changes_email_conversations() RETURNS trigger LAN
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM app_note_created('email_conversations', (SELECT range_agg(int8range(id, id, '[]')) FROM new_rows));
-    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
-      SELECT t.company_id, 'email', t.public_id, t.id, NULL, 'created' FROM new_rows t
+    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
+      SELECT t.company_id, 'email', t.public_id, t.id, NULL, 'created', (SELECT app_change_epoch()) FROM new_rows t
     ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM app_record_changes(ARRAY(SELECT ROW(t.company_id, 'email', t.public_id, NULL, 'deleted', '{}'::text[], t.id)::change_row FROM old_rows t));
@@ -554,8 +592,8 @@ END $$;
 CREATE OR REPLACE FUNCTION app_changes_email_messages() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
-      SELECT t.company_id, 'email_message', t.public_id, t.id, c.public_id, 'created'
+    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
+      SELECT t.company_id, 'email_message', t.public_id, t.id, c.public_id, 'created', (SELECT app_change_epoch())
         FROM new_rows t JOIN email_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
     ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;
     PERFORM app_record_changes(ARRAY(SELECT ROW(c.company_id, 'email', c.public_id, NULL, 'updated', ARRAY['messages']::text[], c.id)::change_row
@@ -585,8 +623,8 @@ CREATE OR REPLACE FUNCTION app_changes_chat_conversations() RETURNS trigger LANG
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM app_note_created('chat_conversations', (SELECT range_agg(int8range(id, id, '[]')) FROM new_rows));
-    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
-      SELECT t.company_id, 'chat', t.public_id, t.id, NULL, 'created' FROM new_rows t
+    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
+      SELECT t.company_id, 'chat', t.public_id, t.id, NULL, 'created', (SELECT app_change_epoch()) FROM new_rows t
     ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM app_record_changes(ARRAY(SELECT ROW(t.company_id, 'chat', t.public_id, NULL, 'deleted', '{}'::text[], t.id)::change_row FROM old_rows t));
@@ -623,8 +661,8 @@ END $$;
 CREATE OR REPLACE FUNCTION app_changes_chat_messages() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action)
-      SELECT t.company_id, 'chat_message', t.public_id, t.id, c.public_id, 'created'
+    INSERT INTO change_log AS c (company_id, object, object_id, object_key, parent_id, action, epoch)
+      SELECT t.company_id, 'chat_message', t.public_id, t.id, c.public_id, 'created', (SELECT app_change_epoch())
         FROM new_rows t JOIN chat_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
     ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET action = 'created', changed = '{}', parent_id = EXCLUDED.parent_id;
     PERFORM app_record_changes(ARRAY(SELECT ROW(c.company_id, 'chat', c.public_id, NULL, 'updated', ARRAY['messages']::text[], c.id)::change_row
@@ -668,41 +706,44 @@ CREATE OR REPLACE FUNCTION app_recording_documents_stale() RETURNS trigger LANGU
 BEGIN
   INSERT INTO recording_documents AS d (recording_id, company_id)
     SELECT DISTINCT e.object_key, e.company_id FROM entries e
-    WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id()
+    WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = (SELECT app_change_epoch())
     -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
     -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
     ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL WHERE d.document IS NOT NULL;
   -- A record deleted from one route may live on in another (a meeting made a call): only a
   -- record whose row is gone loses its document.
   DELETE FROM recording_documents d USING entries e
-    WHERE e.object IN ('meeting', 'call') AND e.action = 'deleted' AND e.xid = pg_current_xact_id()
+    WHERE e.object IN ('meeting', 'call') AND e.action = 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = (SELECT app_change_epoch())
       AND d.recording_id = e.object_key AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.id = e.object_key);
   RETURN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  DECLARE merged integer;
+  DECLARE
+    merged integer;
+    live integer := app_live_change_epoch();
+    horizon xid8 := pg_snapshot_xmin(pg_current_snapshot());
   BEGIN
     -- One compactor at a time across instances: the others skip this batch.
     IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
     WITH objects AS (
       SELECT DISTINCT c.company_id, c.object, c.object_key
       FROM change_log c
-      WHERE c.committed_at < cutoff AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE c.committed_at < cutoff AND (c.epoch, c.xid) < (live, horizon)
         AND EXISTS (SELECT 1 FROM change_log n
                     WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_key = c.object_key
-                      AND n.xid > c.xid AND n.xid < pg_snapshot_xmin(pg_current_snapshot()))
+                      AND (n.epoch, n.xid) > (c.epoch, c.xid) AND (n.epoch, n.xid) < (live, horizon))
       LIMIT batch
     ), survivors AS (
-      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.xid, n.seq, n.action, n.changed
+      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.epoch, n.xid, n.seq, n.action, n.changed
       FROM objects o JOIN change_log n USING (company_id, object, object_key)
-      WHERE n.xid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY n.company_id, n.object, n.object_key, n.xid DESC, n.seq DESC
+      WHERE (n.epoch, n.xid) < (live, horizon)
+      ORDER BY n.company_id, n.object, n.object_key, n.epoch DESC, n.xid DESC, n.seq DESC
     ), removed AS (
       DELETE FROM change_log c USING survivors s
       WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_key = s.object_key
-        AND (c.xid, c.seq) < (s.xid, s.seq) AND c.committed_at < cutoff
+        AND (c.epoch, c.xid, c.seq) < (s.epoch, s.xid, s.seq) AND c.committed_at < cutoff
       RETURNING c.company_id, c.object, c.object_key, c.action, c.changed
     ), folded AS (
       SELECT company_id, object, object_key, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
@@ -724,7 +765,7 @@ CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timestamptz, batch integer
       action = CASE WHEN j.deleted AND NOT j.shown THEN 'deleted' WHEN j.created OR j.deleted THEN 'created' ELSE 'updated' END,
       changed = CASE WHEN j.created OR j.deleted THEN '{}'::text[] ELSE app_changed_union(j.changed, j.folded) END
     FROM judged j
-    WHERE c.company_id = j.company_id AND c.xid = j.xid AND c.seq = j.seq;
+    WHERE c.company_id = j.company_id AND c.object = j.object AND c.epoch = j.epoch AND c.xid = j.xid AND c.seq = j.seq;
     GET DIAGNOSTICS merged = ROW_COUNT;
     RETURN merged;
   END $$;
@@ -733,7 +774,8 @@ CREATE OR REPLACE FUNCTION app_mark_change_horizon() RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   BEGIN
     -- The snapshot is taken before clock_timestamp() is read: the mark never claims more than it knows.
-    INSERT INTO change_horizons (marked_at, horizon) VALUES (clock_timestamp(), pg_snapshot_xmin(pg_current_snapshot()))
+    INSERT INTO change_horizons (marked_at, epoch, horizon)
+      VALUES (clock_timestamp(), app_record_change_epoch(), pg_snapshot_xmin(pg_current_snapshot()))
       ON CONFLICT (marked_at) DO NOTHING;
     DELETE FROM change_horizons h
       WHERE h.marked_at < clock_timestamp() - interval '1 day'

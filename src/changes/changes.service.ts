@@ -7,7 +7,7 @@ import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { ChangeDto } from './change.dto';
 import { ChangeObject, readableObjects, SCOPES_OF_OBJECT } from './change.vocabulary';
-import { ChangeRow, ChangesRepository, comparePositions, FeedPosition } from './changes.repository';
+import { BEGINNING, ChangeRow, ChangesRepository, comparePositions, FeedPosition } from './changes.repository';
 import { ListChangesQuery } from './list-changes.query';
 
 /** Route template of the feed: its cursors' route binding. */
@@ -18,18 +18,19 @@ export function feedBinding(company: string, types: readonly ChangeObject[]): Cu
   return { route: CHANGES_ROUTE, company, filters: { types: types.join(',') } };
 }
 
-/** The position a feed cursor holds; `400 INVALID_CURSOR` when it is not one of ours for `binding`. */
+/**
+ * The position a feed cursor holds; `400 INVALID_CURSOR` when it is not one of ours for `binding`.
+ * Cursors sealed before epochs existed hold `[xid, seq]`: positions of the first epoch.
+ */
 export function openFeedCursor(codec: CursorCodec, cursor: string, binding: CursorBinding): FeedPosition {
-  const position = codec.open(cursor, binding);
-  const [xid, seq] = position;
-  if (position.length !== 2 || !/^\d{1,20}$/.test(String(xid)) || !/^\d{1,19}$/.test(String(seq))) {
+  const sealed = codec.open(cursor, binding).map(String);
+  const position = sealed.length === 2 ? ['1', ...sealed] : sealed;
+  const [epoch, xid, seq] = position;
+  if (position.length !== 3 || !/^\d{1,9}$/.test(epoch) || !/^\d{1,20}$/.test(xid) || !/^\d{1,19}$/.test(seq)) {
     throw new ApiError('INVALID_CURSOR', 'The cursor is not valid for this request.');
   }
-  return [String(xid), String(seq)];
+  return [epoch, xid, seq];
 }
-
-/** Before every entry. */
-const BEGINNING: FeedPosition = ['0', '0'];
 
 /**
  * The change feed: entries after the client's position, of the types it follows, that no
@@ -59,7 +60,7 @@ export class ChangesService {
     const hasMore = rows.length > query.limit;
     const served = rows.slice(0, query.limit);
     const last = served.length ? positionOf(served[served.length - 1]) : after;
-    const next = hasMore ? last : later(last, [horizon, '0']);
+    const next = hasMore ? last : later(last, horizon);
     return this.page(served, query.limit, hasMore, next, binding);
   }
 
@@ -68,7 +69,7 @@ export class ChangesService {
   }
 }
 
-const positionOf = (row: ChangeRow): FeedPosition => [row.xid, row.seq];
+const positionOf = (row: ChangeRow): FeedPosition => [row.epoch, row.xid, row.seq];
 
 /** The later of two positions. */
 function later(a: FeedPosition, b: FeedPosition): FeedPosition {

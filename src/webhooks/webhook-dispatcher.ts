@@ -59,7 +59,7 @@ export class WebhookDispatcher {
       const endpoint = await this.store.claimForDispatch(sql, id, this.staleSeconds);
       if (!endpoint) return 0;
       const due = await this.store.dueDeliveries(sql, endpoint.id, batchSize, this.staleSeconds);
-      let position: FeedPosition = [endpoint.position_xid, endpoint.position_seq];
+      let position: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
       let fresh: string[] = [];
       const room = batchSize - due.length;
       if (room > 0) {
@@ -67,9 +67,9 @@ export class WebhookDispatcher {
         if (rows.length) {
           fresh = await this.store.insertDeliveries(sql, endpoint.id, this.deliveriesOf(endpoint, rows));
           const last = rows[rows.length - 1];
-          position = [last.xid, last.seq];
+          position = [last.epoch, last.xid, last.seq];
         }
-        if (rows.length < room && comparePositions([horizon, '0'], position) > 0) position = [horizon, '0'];
+        if (rows.length < room && comparePositions(horizon, position) > 0) position = horizon;
       }
       if (!due.length && !fresh.length) return 0;
       await this.store.claim(sql, due);

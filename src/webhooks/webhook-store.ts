@@ -3,7 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso } from '../database/sql';
 import { ChangeObject } from '../changes/change.vocabulary';
-import type { FeedPosition } from '../changes/changes.repository';
+import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.repository';
 import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
 
 /** An endpoint row as the admin commands and the worker see it (the secrets still sealed). */
@@ -21,6 +21,7 @@ export interface EndpointRow {
   /** True while the previous secret still signs. */
   previous_active: boolean;
   previous_secret_until: string | null;
+  position_epoch: string;
   position_xid: string;
   position_seq: string;
   batch_pending: boolean;
@@ -82,7 +83,7 @@ const due = (stale: string) =>
 const ENDPOINT_COLUMNS = `e.id::text AS id, e.public_id, e.company_id::text AS company_id, c.public_id AS company_public_id, e.url, e.types,
   e.state, ${iso('e.failing_since')} AS failing_since, e.secret, e.previous_secret,
   coalesce(e.previous_secret_until > now(), false) AS previous_active, ${iso('e.previous_secret_until')} AS previous_secret_until,
-  e.position_xid::text AS position_xid, e.position_seq::text AS position_seq, e.batch_pending,
+  e.position_epoch::text AS position_epoch, e.position_xid::text AS position_xid, e.position_seq::text AS position_seq, e.batch_pending,
   ${iso('e.batch_claimed_at')} AS batch_claimed_at, ${iso('e.created_at')} AS created_at`;
 
 /**
@@ -130,8 +131,10 @@ export class WebhookStore implements OnApplicationShutdown {
 
   /** The feed's head now: every entry committed later lies after it. */
   async head(): Promise<FeedPosition> {
-    const { rows } = await this.pool.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
-    return [rows[0].horizon, '0'];
+    const { rows } = await this.pool.query<{ live: string; horizon: string }>(
+      `SELECT live::text AS live, horizon::text AS horizon FROM (${FEED_HORIZON}) h`,
+    );
+    return [rows[0].live, rows[0].horizon, '0'];
   }
 
   async insertEndpoint(endpoint: {
@@ -143,8 +146,8 @@ export class WebhookStore implements OnApplicationShutdown {
     position: FeedPosition;
   }): Promise<EndpointRow> {
     await this.pool.query(
-      `INSERT INTO webhook_endpoints (public_id, company_id, url, types, secret, position_xid, position_seq)
-       VALUES ($1, $2, $3, $4, $5, $6::xid8, $7)`,
+      `INSERT INTO webhook_endpoints (public_id, company_id, url, types, secret, position_epoch, position_xid, position_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::xid8, $8)`,
       [endpoint.publicId, endpoint.companyId, endpoint.url, endpoint.types, endpoint.sealedSecret, ...endpoint.position],
     );
     return (await this.endpoint(endpoint.publicId))!;
@@ -225,18 +228,14 @@ export class WebhookStore implements OnApplicationShutdown {
    */
   async endpointsWithWork(staleSeconds: number): Promise<string[]> {
     const { rows } = await this.pool.query<{ id: string }>(
-      `SELECT e.id::text AS id FROM webhook_endpoints e
+      `SELECT e.id::text AS id FROM webhook_endpoints e, (${FEED_HORIZON}) h
        WHERE (NOT e.batch_pending OR e.batch_claimed_at < now() - make_interval(secs => $1))
          AND (
            EXISTS (
              SELECT 1 FROM webhook_deliveries d
              WHERE d.endpoint_id = e.id AND d.status = 'pending' AND ${due('$1')}
            )
-           OR EXISTS (
-             SELECT 1 FROM change_log l
-             WHERE l.company_id = e.company_id AND (l.xid, l.seq) > (e.position_xid, e.position_seq)
-               AND l.xid < pg_snapshot_xmin(pg_current_snapshot()) AND (e.types IS NULL OR l.object = ANY (e.types))
-           )
+           OR ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}
          )
        ORDER BY e.id`,
       [staleSeconds],
@@ -251,14 +250,10 @@ export class WebhookStore implements OnApplicationShutdown {
    */
   async skipUnfollowed(): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `UPDATE webhook_endpoints e SET position_xid = h.horizon, position_seq = 0
-       FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon) h
-       WHERE e.types IS NOT NULL AND NOT e.batch_pending AND e.position_xid < h.horizon
-         AND NOT EXISTS (
-           SELECT 1 FROM change_log l
-           WHERE l.company_id = e.company_id AND (l.xid, l.seq) > (e.position_xid, e.position_seq)
-             AND l.xid < h.horizon AND l.object = ANY (e.types)
-         )`,
+      `UPDATE webhook_endpoints e SET position_epoch = h.live, position_xid = h.horizon, position_seq = 0
+       FROM (${FEED_HORIZON}) h
+       WHERE e.types IS NOT NULL AND NOT e.batch_pending AND (e.position_epoch, e.position_xid) < (h.live, h.horizon)
+         AND NOT ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}`,
     );
     return rowCount ?? 0;
   }
@@ -303,7 +298,7 @@ export class WebhookStore implements OnApplicationShutdown {
 
   async advance(sql: Sql, endpointId: string, position: FeedPosition): Promise<void> {
     await sql.query(
-      'UPDATE webhook_endpoints SET position_xid = $2::xid8, position_seq = $3, batch_pending = true, batch_claimed_at = now() WHERE id = $1',
+      'UPDATE webhook_endpoints SET position_epoch = $2, position_xid = $3::xid8, position_seq = $4, batch_pending = true, batch_claimed_at = now() WHERE id = $1',
       [endpointId, ...position],
     );
   }

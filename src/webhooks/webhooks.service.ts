@@ -129,23 +129,25 @@ export class WebhooksService {
     const endpoint = await this.get(endpointId);
     const since = Instant.parse(from);
     let after: FeedPosition = since
-      ? await positionAt(async (sql, params) => (await this.store.pool.query<{ horizon: string }>(sql, params)).rows, since.iso)
+      ? await positionAt(
+          async (sql, params) => (await this.store.pool.query<{ epoch: string; horizon: string }>(sql, params)).rows,
+          since.iso,
+        )
       : this.openCursor(endpoint, from);
-    const until: FeedPosition = [endpoint.position_xid, endpoint.position_seq];
+    const until: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
     let queued = 0;
     for (;;) {
       const { rows: page } = await this.dispatcher.read(endpoint, after, REPLAY_PAGE);
-      const rows = page.filter((row) => comparePositions([row.xid, row.seq], until) <= 0);
-      const chosen = rows;
-      if (chosen.length) {
+      const rows = page.filter((row) => comparePositions([row.epoch, row.xid, row.seq], until) <= 0);
+      if (rows.length) {
         await this.store.transaction((sql) =>
-          this.store.insertDeliveries(sql, endpoint.id, this.dispatcher.deliveriesOf(endpoint, chosen), true),
+          this.store.insertDeliveries(sql, endpoint.id, this.dispatcher.deliveriesOf(endpoint, rows), true),
         );
-        queued += chosen.length;
+        queued += rows.length;
       }
       if (rows.length < REPLAY_PAGE) break;
       const last = rows[rows.length - 1];
-      after = [last.xid, last.seq];
+      after = [last.epoch, last.xid, last.seq];
     }
     return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, queued };
   }

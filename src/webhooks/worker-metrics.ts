@@ -1,6 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
 import { WebhookStore } from './webhook-store';
+import { CHANGE_OBJECTS } from '../changes/change.vocabulary';
+import { FEED_HORIZON, feedWindow } from '../changes/changes.repository';
 
 /** One reading of the feed's and the webhooks' backlog: what every gauge below shows. */
 interface Backlog {
@@ -70,17 +72,21 @@ export class WorkerMetrics implements OnModuleInit {
   }
 }
 
+/** Per company and type, the first entry (a probe of the primary key each) of `c` where `condition` holds. */
+const firstEntries = (company: string, condition: string) =>
+  CHANGE_OBJECTS.map(
+    (o) => `(SELECT c.committed_at FROM change_log c WHERE c.company_id = ${company} AND c.object = '${o}' AND ${condition}
+      ORDER BY c.epoch, c.xid, c.seq LIMIT 1)`,
+  ).join(' UNION ALL ');
+
 const BACKLOG_SQL = `
-  WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon)
+  WITH h AS (${FEED_HORIZON})
   SELECT
     coalesce((SELECT extract(epoch FROM now() - min(o.committed_at))
-      FROM companies co, h CROSS JOIN LATERAL (
-        SELECT c.committed_at FROM change_log c WHERE c.company_id = co.id AND c.xid >= h.horizon ORDER BY c.xid, c.seq LIMIT 1) o), 0)::float8 AS feed_lag,
+      FROM companies co, h CROSS JOIN LATERAL (${firstEntries('co.id', '(c.epoch, c.xid) >= (h.live, h.horizon)')}) o), 0)::float8 AS feed_lag,
     coalesce((SELECT extract(epoch FROM now() - min(n.committed_at))
       FROM webhook_endpoints e, h CROSS JOIN LATERAL (
-        SELECT c.committed_at FROM change_log c
-        WHERE c.company_id = e.company_id AND (c.xid, c.seq) > (e.position_xid, e.position_seq) AND c.xid < h.horizon
-        ORDER BY c.xid, c.seq LIMIT 1) n), 0)::float8 AS dispatch_lag,
+        ${firstEntries('e.company_id', feedWindow('c', ['e.position_epoch', 'e.position_xid', 'e.position_seq']))}) n), 0)::float8 AS dispatch_lag,
     (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::float8 AS pending,
     coalesce((SELECT extract(epoch FROM now() - min(created_at)) FROM webhook_deliveries WHERE status = 'pending'), 0)::float8 AS oldest_pending,
     (SELECT count(*) FILTER (WHERE state = 'active') FROM webhook_endpoints)::float8 AS active,

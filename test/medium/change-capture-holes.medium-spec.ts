@@ -360,18 +360,18 @@ describe('change capture: the holes', () => {
         const [{ xid }] = await open.query('SELECT pg_current_xact_id()::text AS xid');
         await db.query('SELECT app_mark_change_horizon()');
         const [{ now }] = await db.query('SELECT clock_timestamp() AS now');
-        const [horizon] = await at(now.toISOString());
+        const [, horizon] = await at(now.toISOString());
         expect(BigInt(horizon)).toBeLessThanOrEqual(BigInt(xid));
         await open.commitTransaction();
       } finally {
         await open.release();
       }
-      expect(await at('2000-01-01T00:00:00Z')).toEqual(['0', '0']);
+      expect(await at('2000-01-01T00:00:00Z')).toEqual(['0', '0', '0']);
     });
 
     it('keeps one mark an hour past a day', async () => {
-      await db.query(`INSERT INTO change_horizons (marked_at, horizon)
-        SELECT now() - interval '3 days' + n * interval '10 minutes', '1'::xid8 FROM generate_series(0, 11) n`);
+      await db.query(`INSERT INTO change_horizons (marked_at, epoch, horizon)
+        SELECT now() - interval '3 days' + n * interval '10 minutes', 1, '1'::xid8 FROM generate_series(0, 11) n`);
       await db.query('SELECT app_mark_change_horizon()');
       const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM change_horizons
         WHERE marked_at BETWEEN now() - interval '3 days' AND now() - interval '3 days' + interval '2 hours'`);

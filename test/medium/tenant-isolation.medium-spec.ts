@@ -111,6 +111,7 @@ describe('tenant isolation in the database', () => {
         'app_client_state',
         'app_compact_changes',
         'app_mark_change_horizon',
+        'app_record_change_epoch',
       ]);
       for (const c of config) expect(c.search_path).toBe('search_path=pg_catalog, public, pg_temp');
       // Even a role given TEMP back cannot shadow the clients table the lookup reads.

@@ -44,14 +44,20 @@ export const UNREACHED_RATE_LIMITS = {
 
 /** The real application, configured for a test database; `env` overrides configuration. */
 export async function createTestApp(
-  options: { env?: NodeJS.ProcessEnv; extra?: Array<Type | DynamicModule>; faults?: boolean } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    extra?: Array<Type | DynamicModule>;
+    faults?: boolean;
+    /** Another test cluster's database (the API role's and the schema owner's URLs). */
+    urls?: { api: string; owner: string };
+  } = {},
 ): Promise<NestExpressApplication> {
   const prefix = options.faults ? 'TEST_FAULTS_' : 'TEST_';
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: assertTestDatabase(process.env[`${prefix}DATABASE_URL`]),
-    MIGRATION_DATABASE_URL: assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
+    DATABASE_URL: options.urls?.api ?? assertTestDatabase(process.env[`${prefix}DATABASE_URL`]),
+    MIGRATION_DATABASE_URL: options.urls?.owner ?? assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
     CURSOR_SECRET: TEST_CURSOR_SECRET,
     JWT_PRIVATE_KEY: testSigningKey(),
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,

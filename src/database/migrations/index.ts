@@ -16,6 +16,7 @@ import { LeanChangeCapture1765100000000 } from './1765100000000-lean-change-capt
 import { RecordingDocuments1765200000000 } from './1765200000000-recording-documents';
 import { CaptureHoles1765300000000 } from './1765300000000-capture-holes';
 import { ChangeHorizons1765400000000 } from './1765400000000-change-horizons';
+import { FeedEpochs1765500000000 } from './1765500000000-feed-epochs';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   RecordingDocuments1765200000000,
   CaptureHoles1765300000000,
   ChangeHorizons1765400000000,
+  FeedEpochs1765500000000,
 ];
