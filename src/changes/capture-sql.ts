@@ -124,47 +124,55 @@ const SHARED: string[] = [
   /*
    * Epochs. The feed orders entries by (epoch, xid, seq) and serves an entry once its
    * transaction can no longer be running: an older epoch, or an xid below the horizon. An epoch
-   * is one life of the server (its postmaster start time): the transaction counter can only go
-   * back across a restart (a logical dump restored into another cluster, a point-in-time
-   * recovery, a standby promoted after missing the last WAL), and every transaction of an
-   * earlier life has ended. app_record_change_epoch finds or records this life's epoch;
-   * app_change_epoch caches it for the session (a session never outlives its server);
-   * app_live_change_epoch is the readers' view, which writes nothing (read-only transactions):
-   * this life's epoch, or the next number when no writer has recorded it yet.
+   * is one life of the server, and a life ends whenever the transaction counter can go back: a
+   * restart (the postmaster's start time changes), a crash (crash recovery empties the unlogged
+   * `change_epoch_life`; it may hand out again ids whose WAL never reached the disk), a
+   * promotion or a point-in-time recovery (both start with unlogged tables empty), a restore
+   * into another cluster (another start time). A new life's number is at least the seconds since
+   * 2020 (and above every recorded one), so it also sorts after any epoch a lost timeline may
+   * have issued that the restored `change_epochs` does not know. Writers record it through
+   * app_record_change_epoch (SECURITY DEFINER; the service does at start and every minute, so a
+   * writer seldom has to) and app_change_epoch caches it for their transaction; readers
+   * (app_live_change_epoch) write nothing: the recorded life, or a number no lower than the
+   * one the first writer of this life will record.
    */
   `CREATE OR REPLACE FUNCTION app_record_change_epoch() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   DECLARE e integer;
   BEGIN
-    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    SELECT l.epoch INTO e FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time();
     IF FOUND THEN RETURN e; END IF;
-    -- One new epoch at a time: a second writer waits here, then finds the first one's.
+    -- One new life at a time: a second writer waits here, then finds the first one's.
     LOCK TABLE change_epochs IN SHARE ROW EXCLUSIVE MODE;
-    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    SELECT l.epoch INTO e FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time();
     IF FOUND THEN RETURN e; END IF;
     INSERT INTO change_epochs (epoch, server_started_at)
-      SELECT coalesce(max(epoch), 0) + 1, pg_postmaster_start_time() FROM change_epochs
-      ON CONFLICT (server_started_at) DO NOTHING
+      SELECT greatest(coalesce(max(epoch), 0) + 1, floor(extract(epoch FROM clock_timestamp()) - 1577836800)::integer),
+        pg_postmaster_start_time()
+      FROM change_epochs
       RETURNING epoch INTO e;
-    IF e IS NULL THEN
-      -- A snapshot older than the lock (REPEATABLE READ): the epoch exists, retry the transaction.
-      RAISE EXCEPTION 'a new change feed epoch was recorded concurrently' USING ERRCODE = 'serialization_failure';
-    END IF;
+    -- REPEATABLE READ writers whose snapshot predates another's new life fail here with a
+    -- serialization error (the row it wrote is not theirs to see) and are retried.
+    INSERT INTO change_epoch_life (one, epoch, server_started_at) VALUES (true, e, pg_postmaster_start_time())
+      ON CONFLICT (one) DO UPDATE SET epoch = EXCLUDED.epoch, server_started_at = EXCLUDED.server_started_at;
     RETURN e;
   END $$`,
   `CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql AS $$
   DECLARE
+    mine text := pg_current_xact_id()::text || ':';
     cached text := current_setting('app.change_epoch', true);
     e integer;
   BEGIN
-    IF cached IS NOT NULL AND cached <> '' THEN RETURN cached::integer; END IF;
+    IF starts_with(cached, mine) THEN RETURN substr(cached, length(mine) + 1)::integer; END IF;
     e := app_record_change_epoch();
-    PERFORM set_config('app.change_epoch', e::text, false);
+    PERFORM set_config('app.change_epoch', mine || e::text, true);
     RETURN e;
   END $$`,
   `CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
-    SELECT coalesce((SELECT CASE WHEN e.server_started_at = pg_postmaster_start_time() THEN e.epoch ELSE e.epoch + 1 END
-                     FROM change_epochs e ORDER BY e.epoch DESC LIMIT 1), 1)
+    SELECT coalesce(
+      (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
+      greatest((SELECT coalesce(max(e.epoch), 0) FROM change_epochs e) + 1,
+        floor(extract(epoch FROM statement_timestamp()) - 1577836800)::integer))
   $$`,
   // The parts to re-read, in the order the API lists them.
   `CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
@@ -231,6 +239,18 @@ const SHARED: string[] = [
 const recordRow = (alias: string, action: string, changed: string) =>
   `ROW(${alias}.company_id, ${alias}.kind, ${alias}.public_id, NULL, '${action}', ${changed}, ${alias}.id)::change_row`;
 
+/**
+ * Back where it was: an object that joins a route (a record made a meeting again, a conversation
+ * or a message moved back to a company) may have a later transaction's entry there saying it
+ * left. That entry cannot have been served yet (the horizon is below this transaction) and would
+ * sort after this one's `created`: it becomes a re-read, which a fetch answers with the truth.
+ * `moved`: the transition rows (`n`) that joined a route; `object`: the object type of `n` there.
+ */
+const backWhereItWas = (moved: string, object: string) => `UPDATE change_log c SET action = 'updated', changed = ${parts(['details'])}
+  FROM ${moved}
+    AND c.company_id = n.company_id AND c.object = ${object} AND c.object_key = n.id
+    AND (c.epoch, c.xid) > (${EPOCH}, pg_current_xact_id()) AND c.action = 'deleted';`;
+
 /** A record that left a route (another kind or company) or joined one: deleted where it was, created where it is. */
 const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)`;
 
@@ -245,13 +265,7 @@ ${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created
     AND ${notNoted('recordings', 'n.id')}
 UNION ALL SELECT ${recordRow('o', 'deleted', `'{}'::text[]`)} FROM ${recordsMoved}
 UNION ALL SELECT ${recordRow('n', 'created', `'{}'::text[]`)} FROM ${recordsMoved}`)}
--- Back where it was: a later transaction's entry that it left this route (a meeting made a call,
--- and back) cannot have been served yet (the horizon is below this transaction), and would sort
--- after this one's created: it becomes a re-read, which a fetch answers with the truth.
-UPDATE change_log c SET action = 'updated', changed = ${parts(['details'])}
-  FROM ${recordsMoved}
-    AND c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
-    AND (c.epoch, c.xid) > (${EPOCH}, pg_current_xact_id()) AND c.action = 'deleted';`,
+${backWhereItWas(recordsMoved, 'n.kind')}`,
 });
 
 /** A part of a meeting or call: the record, `updated` with `names` (nothing for a record created in this transaction). */
@@ -377,10 +391,11 @@ const conversation = (channel: Channel) => {
       INSERT: `${noteCreated(table)}
 ${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
       DELETE: record(`SELECT ${conversationRow(channel, 't', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
-      UPDATE: record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
+      UPDATE: `${record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
   FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND ${notNoted(table, 'n.id')}
 UNION ALL SELECT ${conversationRow(channel, 'o', 'deleted', `'{}'::text[]`)} FROM ${moved}
-UNION ALL SELECT ${conversationRow(channel, 'n', 'created', `'{}'::text[]`)} FROM ${moved}`),
+UNION ALL SELECT ${conversationRow(channel, 'n', 'created', `'{}'::text[]`)} FROM ${moved}`)}
+${backWhereItWas(moved, `'${channel}'`)}`,
     }),
   };
 };
@@ -389,6 +404,10 @@ UNION ALL SELECT ${conversationRow(channel, 'n', 'created', `'{}'::text[]`)} FRO
 const conversationRemoved = (channel: Channel) =>
   `CREATE OR REPLACE FUNCTION app_changes_${channel}_conversation_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- Locked first: a message another transaction is moving out is waited for, and then no longer
+  -- matches (READ COMMITTED rechecks it; REPEATABLE READ fails with a serialization error), so
+  -- only the messages the cascade really removes are told deleted.
+  PERFORM 1 FROM ${channel}_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id FOR UPDATE;
   PERFORM app_record_changes(ARRAY(SELECT ROW(m.company_id, '${channel}_message', m.public_id, OLD.public_id, 'deleted', '{}'::text[], m.id)::change_row
     FROM ${channel}_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id));
   RETURN OLD;
@@ -441,7 +460,7 @@ const message = (channel: Channel) => {
 ${record(arrivals('new_rows', 'new_rows'))}`,
       DELETE: record(`SELECT ${row('t', 'c', 'deleted', `'{}'::text[]`)} FROM old_rows t ${parentOf('t', 'c')}
 UNION ALL ${arrivals('old_rows', 'old_rows')}`),
-      UPDATE: record(`SELECT ${row('n', 'c', 'updated', parts(['details']))}
+      UPDATE: `${record(`SELECT ${row('n', 'c', 'updated', parts(['details']))}
   ${moved} ${parentOf('n', 'c')} WHERE n.company_id = o.company_id
 UNION ALL SELECT ${row('o', 'c', 'deleted', `'{}'::text[]`)}
   ${moved} ${parentOf('o', 'c')} WHERE n.company_id <> o.company_id
@@ -452,7 +471,8 @@ UNION ALL ${messagesOf(
         `SELECT n.company_id, n.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
     UNION SELECT o.company_id, o.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
         'new_rows',
-      )}`),
+      )}`)}
+${backWhereItWas('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id', `'${object}'`)}`,
     }),
   };
 };
@@ -472,7 +492,9 @@ BEGIN
     WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
     -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
     -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
-    ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL WHERE d.document IS NOT NULL;
+    -- A record moved to another company takes its document with it (row-level security reads it by company).
+    ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL, company_id = EXCLUDED.company_id
+      WHERE d.document IS NOT NULL OR d.company_id <> EXCLUDED.company_id;
   -- A record deleted from one route may live on in another (a meeting made a call): only a
   -- record whose row is gone loses its document.
   DELETE FROM recording_documents d USING entries e

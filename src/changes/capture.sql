@@ -33,37 +33,41 @@ CREATE OR REPLACE FUNCTION app_record_change_epoch() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   DECLARE e integer;
   BEGIN
-    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    SELECT l.epoch INTO e FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time();
     IF FOUND THEN RETURN e; END IF;
-    -- One new epoch at a time: a second writer waits here, then finds the first one's.
+    -- One new life at a time: a second writer waits here, then finds the first one's.
     LOCK TABLE change_epochs IN SHARE ROW EXCLUSIVE MODE;
-    SELECT epoch INTO e FROM change_epochs WHERE server_started_at = pg_postmaster_start_time();
+    SELECT l.epoch INTO e FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time();
     IF FOUND THEN RETURN e; END IF;
     INSERT INTO change_epochs (epoch, server_started_at)
-      SELECT coalesce(max(epoch), 0) + 1, pg_postmaster_start_time() FROM change_epochs
-      ON CONFLICT (server_started_at) DO NOTHING
+      SELECT greatest(coalesce(max(epoch), 0) + 1, floor(extract(epoch FROM clock_timestamp()) - 1577836800)::integer),
+        pg_postmaster_start_time()
+      FROM change_epochs
       RETURNING epoch INTO e;
-    IF e IS NULL THEN
-      -- A snapshot older than the lock (REPEATABLE READ): the epoch exists, retry the transaction.
-      RAISE EXCEPTION 'a new change feed epoch was recorded concurrently' USING ERRCODE = 'serialization_failure';
-    END IF;
+    -- REPEATABLE READ writers whose snapshot predates another's new life fail here with a
+    -- serialization error (the row it wrote is not theirs to see) and are retried.
+    INSERT INTO change_epoch_life (one, epoch, server_started_at) VALUES (true, e, pg_postmaster_start_time())
+      ON CONFLICT (one) DO UPDATE SET epoch = EXCLUDED.epoch, server_started_at = EXCLUDED.server_started_at;
     RETURN e;
   END $$;
 
 CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql AS $$
   DECLARE
+    mine text := pg_current_xact_id()::text || ':';
     cached text := current_setting('app.change_epoch', true);
     e integer;
   BEGIN
-    IF cached IS NOT NULL AND cached <> '' THEN RETURN cached::integer; END IF;
+    IF starts_with(cached, mine) THEN RETURN substr(cached, length(mine) + 1)::integer; END IF;
     e := app_record_change_epoch();
-    PERFORM set_config('app.change_epoch', e::text, false);
+    PERFORM set_config('app.change_epoch', mine || e::text, true);
     RETURN e;
   END $$;
 
 CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
-    SELECT coalesce((SELECT CASE WHEN e.server_started_at = pg_postmaster_start_time() THEN e.epoch ELSE e.epoch + 1 END
-                     FROM change_epochs e ORDER BY e.epoch DESC LIMIT 1), 1)
+    SELECT coalesce(
+      (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
+      greatest((SELECT coalesce(max(e.epoch), 0) FROM change_epochs e) + 1,
+        floor(extract(epoch FROM statement_timestamp()) - 1577836800)::integer))
   $$;
 
 CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
@@ -133,9 +137,6 @@ BEGIN
         AND NOT n.id <@ (SELECT app_created_ids('recordings'))
     UNION ALL SELECT ROW(o.company_id, o.kind, o.public_id, NULL, 'deleted', '{}'::text[], o.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)
     UNION ALL SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'created', '{}'::text[], n.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)));
-    -- Back where it was: a later transaction's entry that it left this route (a meeting made a call,
-    -- and back) cannot have been served yet (the horizon is below this transaction), and would sort
-    -- after this one's created: it becomes a re-read, which a fetch answers with the truth.
     UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)
         AND c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
@@ -522,6 +523,10 @@ BEGIN
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND NOT n.id <@ (SELECT app_created_ids('email_conversations'))
     UNION ALL SELECT ROW(o.company_id, 'email', o.public_id, NULL, 'deleted', '{}'::text[], o.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
     UNION ALL SELECT ROW(n.company_id, 'email', n.public_id, NULL, 'created', '{}'::text[], n.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id));
+    UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
+      FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
+        AND c.company_id = n.company_id AND c.object = 'email' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
   END IF;
   RETURN NULL;
 END $$;
@@ -615,6 +620,10 @@ BEGIN
       FROM (SELECT n.company_id, n.conversation_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
         UNION SELECT o.company_id, o.conversation_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)) t JOIN email_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
       WHERE NOT (c.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM new_rows))) ? c.public_id)));
+    UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
+      FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
+        AND c.company_id = n.company_id AND c.object = 'email_message' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
   END IF;
   RETURN NULL;
 END $$;
@@ -633,6 +642,10 @@ BEGIN
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND NOT n.id <@ (SELECT app_created_ids('chat_conversations'))
     UNION ALL SELECT ROW(o.company_id, 'chat', o.public_id, NULL, 'deleted', '{}'::text[], o.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
     UNION ALL SELECT ROW(n.company_id, 'chat', n.public_id, NULL, 'created', '{}'::text[], n.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id));
+    UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
+      FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
+        AND c.company_id = n.company_id AND c.object = 'chat' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
   END IF;
   RETURN NULL;
 END $$;
@@ -684,12 +697,20 @@ BEGIN
       FROM (SELECT n.company_id, n.conversation_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
         UNION SELECT o.company_id, o.conversation_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)) t JOIN chat_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
       WHERE NOT (c.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM new_rows))) ? c.public_id)));
+    UPDATE change_log c SET action = 'updated', changed = ARRAY['details']::text[]
+      FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
+        AND c.company_id = n.company_id AND c.object = 'chat_message' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
   END IF;
   RETURN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION app_changes_email_conversation_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- Locked first: a message another transaction is moving out is waited for, and then no longer
+  -- matches (READ COMMITTED rechecks it; REPEATABLE READ fails with a serialization error), so
+  -- only the messages the cascade really removes are told deleted.
+  PERFORM 1 FROM email_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id FOR UPDATE;
   PERFORM app_record_changes(ARRAY(SELECT ROW(m.company_id, 'email_message', m.public_id, OLD.public_id, 'deleted', '{}'::text[], m.id)::change_row
     FROM email_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id));
   RETURN OLD;
@@ -697,6 +718,10 @@ END $$;
 
 CREATE OR REPLACE FUNCTION app_changes_chat_conversation_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- Locked first: a message another transaction is moving out is waited for, and then no longer
+  -- matches (READ COMMITTED rechecks it; REPEATABLE READ fails with a serialization error), so
+  -- only the messages the cascade really removes are told deleted.
+  PERFORM 1 FROM chat_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id FOR UPDATE;
   PERFORM app_record_changes(ARRAY(SELECT ROW(m.company_id, 'chat_message', m.public_id, OLD.public_id, 'deleted', '{}'::text[], m.id)::change_row
     FROM chat_messages m WHERE m.conversation_id = OLD.id AND m.company_id = OLD.company_id));
   RETURN OLD;
@@ -709,7 +734,9 @@ BEGIN
     WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = (SELECT app_change_epoch())
     -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
     -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
-    ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL WHERE d.document IS NOT NULL;
+    -- A record moved to another company takes its document with it (row-level security reads it by company).
+    ON CONFLICT (recording_id) DO UPDATE SET document = NULL, format = NULL, company_id = EXCLUDED.company_id
+      WHERE d.document IS NOT NULL OR d.company_id <> EXCLUDED.company_id;
   -- A record deleted from one route may live on in another (a meeting made a call): only a
   -- record whose row is gone loses its document.
   DELETE FROM recording_documents d USING entries e

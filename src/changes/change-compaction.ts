@@ -63,6 +63,11 @@ export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationSh
   }
 
   onApplicationBootstrap(): void {
+    // This server life's epoch recorded now, in a short transaction of its own, so that writers
+    // seldom have to (the first writer of a life waits for nobody, but holds others until it commits).
+    this.running = this.markHorizon()
+      .catch((error: Error) => this.logger.warn(`marking the change feed's horizon failed, will retry: ${error.message}`))
+      .finally(() => (this.running = undefined));
     const seconds = this.config.changes.compactIntervalSeconds;
     if (seconds === 0) return;
     const tick = Math.min(seconds, HORIZON_MARK_SECONDS);

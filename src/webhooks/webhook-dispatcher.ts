@@ -97,7 +97,7 @@ export class WebhookDispatcher {
           object_id: row.object_id,
           parent_id: row.parent_id,
           changed: row.changed,
-          cursor: this.codec.seal(binding, [row.xid, row.seq]),
+          cursor: this.codec.seal(binding, [row.epoch, row.xid, row.seq]),
         },
       };
       return { change_id: row.public_id, event_type: event.type, committed_at: row.committed_at, payload: JSON.stringify(event) };

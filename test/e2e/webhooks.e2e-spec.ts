@@ -12,7 +12,8 @@ import { freePort } from '../../src/database/embedded-postgres';
 import { refusedAddress } from '../../src/webhooks/webhook-transport';
 import { WebhookStore } from '../../src/webhooks/webhook-store';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
-import { ChangeObject } from '../../src/changes/change.vocabulary';
+import { CHANGE_OBJECTS, ChangeObject } from '../../src/changes/change.vocabulary';
+import { feedBinding } from '../../src/changes/changes.service';
 import { runCli, spawnWorker } from '../support/cli';
 import { ChangeEntry, FeedReader } from '../support/feed';
 import { createClient } from '../support/credentials';
@@ -193,6 +194,12 @@ describe('webhooks: a worker in the API process', () => {
       .set('Authorization', `Bearer ${t.token}`)
       .expect(200);
     expect(resumed.body.data.map((e: ChangeEntry) => e.id)).toEqual(entries.slice(3).map((e) => e.id));
+    // It holds the whole position, epoch included (a cursor without one would start at the first epoch).
+    const sealed = new CursorCodec(TEST_CURSOR_SECRET).open(
+      rx.received.find((r) => r.id === third.id)!.event.data.cursor,
+      feedBinding(t.company.id, CHANGE_OBJECTS),
+    );
+    expect(sealed).toHaveLength(3);
 
     // Tenancy: the other company's endpoint got its own change only.
     await eventually(async () => otherRx.received.length > 0, 30_000);

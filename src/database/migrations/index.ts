@@ -17,6 +17,7 @@ import { RecordingDocuments1765200000000 } from './1765200000000-recording-docum
 import { CaptureHoles1765300000000 } from './1765300000000-capture-holes';
 import { ChangeHorizons1765400000000 } from './1765400000000-change-horizons';
 import { FeedEpochs1765500000000 } from './1765500000000-feed-epochs';
+import { EpochLives1765600000000 } from './1765600000000-epoch-lives';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   CaptureHoles1765300000000,
   ChangeHorizons1765400000000,
   FeedEpochs1765500000000,
+  EpochLives1765600000000,
 ];
