@@ -1,4 +1,4 @@
-import { DEFAULT_TRANSPORT, refusedAddress, refusedUrl, WebhookTransport } from './webhook-transport';
+import { metadataAddress, DEFAULT_TRANSPORT, refusedAddress, refusedUrl, WebhookTransport } from './webhook-transport';
 
 describe('refusedAddress', () => {
   it.each([
@@ -179,8 +179,23 @@ describe('WebhookTransport without a network', () => {
 describe('cloud metadata endpoints: refused even where private destinations are allowed (development)', () => {
   it.each([
     'http://169.254.169.254/latest/meta-data',
+    'https://169.254.170.2/v2/credentials', // ECS task credentials
+    'https://169.254.170.23/v1/credentials', // EKS Pod Identity
+    'http://169.254.1.1/hooks', // the whole link-local range
     'http://[fd00:ec2::254]/',
+    'http://[fd00:ec2::23]/',
     'http://100.100.100.200/',
+    // 169.254.169.254 in every IPv6 form that carries an IPv4 address
+    'https://[::ffff:169.254.169.254]/', // IPv4-mapped
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://[64:ff9b::a9fe:a9fe]/', // NAT64
+    'https://[64:ff9b::169.254.169.254]/',
+    'https://[64:ff9b:1::a9fe:a9fe]/', // NAT64, local-use prefix
+    'https://[2002:a9fe:a9fe::]/', // 6to4
+    'https://[2002:a9fe:aa02::1]/', // 6to4 of 169.254.170.2
+    'https://[::a9fe:a9fe]/', // IPv4-compatible
+    'https://[::169.254.169.254]/',
+    'https://[::ffff:0:a9fe:a9fe]/', // IPv4-translated
     'http://metadata.google.internal/',
     'http://metadata/',
   ])('%s', (url) => {
@@ -188,8 +203,17 @@ describe('cloud metadata endpoints: refused even where private destinations are 
     expect(refusedUrl(url, false)).not.toBeNull();
   });
 
+  it.each(['169.254.170.2', '::ffff:169.254.170.23', '64:ff9b::a9fe:aa02', '2002:a9fe:a9fe::', 'fd00:ec2::23'])(
+    'refuses the resolved address %s at send time too',
+    (address) => {
+      expect(metadataAddress(address)).toMatch(/cloud metadata/);
+    },
+  );
+
   it('lets other private destinations through when allowed', () => {
     expect(refusedUrl('http://127.0.0.1:8080/hooks', true)).toBeNull();
-    expect(refusedUrl('http://169.254.1.1/hooks', true)).toBeNull();
+    expect(refusedUrl('http://10.1.2.3/hooks', true)).toBeNull();
+    expect(refusedUrl('http://[64:ff9b::a01:203]/hooks', true)).toBeNull(); // NAT64 of 10.1.2.3
+    expect(metadataAddress('2001:db8::a9fe:a9fe')).toBeNull(); // a v4-looking tail in plain IPv6 is not an IPv4 address
   });
 });

@@ -44,17 +44,35 @@ export const DEFAULT_TRANSPORT: Omit<TransportOptions, 'allowPrivate'> = {
 const USER_AGENT = 'ConversationReadAPI-Webhooks/1';
 
 /**
- * Cloud instance-metadata endpoints (AWS, GCP, Azure, OpenStack; AWS's IPv6 one; Alibaba's):
- * refused always, even with WEBHOOK_ALLOW_PRIVATE=1, since they hand out the host's credentials.
+ * Cloud instance-metadata and credential endpoints, refused always, even with
+ * WEBHOOK_ALLOW_PRIVATE=1, since they hand out the host's credentials: the whole IPv4 link-local
+ * range 169.254.0.0/16 (AWS, GCP, Azure and OpenStack metadata at 169.254.169.254, the ECS task
+ * credentials at 169.254.170.2 and 169.254.170.23, and whatever a provider adds there), AWS's
+ * IPv6 ones and Alibaba's. An IPv4 address is judged in every IPv6 form that carries it.
  */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
+const METADATA_V4_RANGE = ipaddr.parseCIDR('169.254.0.0/16') as [ipaddr.IPv4, number];
+const METADATA_ADDRESSES = new Set(['fd00:ec2::254', 'fd00:ec2::23', '100.100.100.200']);
 const METADATA_NAMES = ['metadata.google.internal', 'metadata'];
 
 /** Why `address` (any textual form) is a metadata endpoint; null when it is not. */
-function metadataAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return null;
-  const canonical = ipaddr.process(address).toString();
-  return METADATA_ADDRESSES.has(canonical) ? `${address} is a cloud metadata address` : null;
+export function metadataAddress(address: string): string | null {
+  if (notAnAddress(address) || !ipaddr.isValid(address)) return null;
+  const ip = ipaddr.process(address);
+  const v4 = ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4) : carriedIPv4(ip as ipaddr.IPv6);
+  const metadata = (v4 && (v4.match(METADATA_V4_RANGE) || METADATA_ADDRESSES.has(v4.toString()))) || METADATA_ADDRESSES.has(ip.toString());
+  return metadata ? `${address} is a cloud metadata address` : null;
+}
+
+/** The well-known NAT64 prefix for local use (RFC 8215). */
+const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
+/** IPv4-translated addresses (RFC 6145, ::ffff:0:a.b.c.d). */
+const TRANSLATED = ipaddr.parseCIDR('::ffff:0:0:0/96') as [ipaddr.IPv6, number];
+
+/** The IPv4 address an IPv6 address carries: NAT64 (both prefixes), 6to4, IPv4-compatible or IPv4-translated; null otherwise. */
+function carriedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const low = new ipaddr.IPv4([ip.parts[6] >> 8, ip.parts[6] & 0xff, ip.parts[7] >> 8, ip.parts[7] & 0xff]);
+  if (ip.match(LOCAL_NAT64) || ip.match(TRANSLATED) || ip.parts.slice(0, 6).every((part) => part === 0)) return low;
+  return embeddedIPv4(ip);
 }
 
 /** Names that only ever mean this machine or its private network. */
