@@ -3,6 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { DatabaseUrls } from '../config/database-urls';
 import { DOCUMENT_FORMAT, renderDocuments } from './recording.sql';
 import { RECORDING_KINDS } from './recording.vocabulary';
+import { survivePoolErrors } from '../database/pool-errors';
 
 /** Documents one refresher transaction renders at most. */
 export const REFRESH_BATCH = 200;
@@ -31,7 +32,7 @@ export class DocumentRefresher implements OnModuleDestroy {
 
   constructor(urls: DatabaseUrls) {
     this.pool = new Pool({ connectionString: urls.owner, max: 2, application_name: 'conversation-read-api-documents' });
-    this.pool.on('error', (error) => this.logger.warn(`documents connection lost: ${error.message}`));
+    survivePoolErrors(this.pool, this.logger, 'documents');
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -5,6 +5,7 @@ import { iso } from '../database/sql';
 import { ChangeObject } from '../changes/change.vocabulary';
 import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.repository';
 import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
+import { survivePoolErrors } from '../database/pool-errors';
 
 /** An endpoint row as the admin commands and the worker see it (the secrets still sealed). */
 export interface EndpointRow {
@@ -105,7 +106,7 @@ export class WebhookStore implements OnApplicationShutdown {
       idle_in_transaction_session_timeout: 60_000,
       keepAlive: true,
     });
-    this.pool.on('error', (error) => this.logger.warn(`webhook connection lost: ${error.message}`));
+    survivePoolErrors(this.pool, this.logger, 'webhook');
   }
 
   /** The last phase of shutdown: the worker has stopped before it (beforeApplicationShutdown). */

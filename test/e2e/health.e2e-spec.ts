@@ -5,6 +5,9 @@ import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-contr
 import { createClient, requestToken } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { createTestApp, eventually, ownerDataSource, sleep } from '../support/test-app';
+import { RecordingsFactory } from '../../src/seeding/recordings.factory';
+import { runCli, spawnWorker } from '../support/cli';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 describe('health probes', () => {
   let app: NestExpressApplication;
@@ -119,4 +122,80 @@ describe('health probes', () => {
     expect(res.body.details.shutdown).toEqual({ status: 'down', message: 'shutting down' });
     await http.get('/health/live').expect(200);
   });
+});
+
+// After the probes, in the same file: this suite owns the disposable cluster, and jest runs a
+// file's blocks one after another, so nothing else stops it meanwhile.
+describe('the webhook worker through PostgreSQL restarts', () => {
+  it('never exits, and delivers every change committed around three restarts at random moments', async () => {
+    const owner = await ownerDataSource(true);
+    const rx = await WebhookReceiver.start();
+    const env = {
+      DATABASE_URL: process.env.TEST_FAULTS_DATABASE_URL,
+      MIGRATION_DATABASE_URL: process.env.TEST_FAULTS_MIGRATION_DATABASE_URL,
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '4000',
+      WEBHOOK_EXPIRE_SECONDS: '9',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1,1,1',
+      METRICS_PORT: 'off',
+      LOG_LEVEL: 'info',
+    };
+    let output = '';
+    const worker = spawnWorker(env);
+    try {
+      const company = await createCompany(owner);
+      const people = new RecordingsFactory(owner, company.id);
+      const seller = await people.user();
+      const added = await runCli(env, 'webhooks:add', '--company', company.publicId, '--url', rx.url, '--json');
+      if (added.code !== 0) throw new Error(`webhooks:add: ${added.stdout} ${added.stderr}`);
+      worker.stdout!.on('data', (d) => (output += d));
+      worker.stderr!.on('data', (d) => (output += d));
+      await eventually(async () => {
+        if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
+        return output.includes('webhook worker running');
+      }, 90_000);
+
+      // A steady flow of changes; a write caught by a restart is tried again (and, if its commit
+      // was lost on the way back, it is simply not expected).
+      const committed: string[] = [];
+      let writing = true;
+      const writer = (async () => {
+        while (writing) {
+          await people
+            .recording('meeting', { owner: seller })
+            .then((m) => committed.push(m.publicId))
+            .catch(() => sleep(200));
+          await sleep(50);
+        }
+      })();
+      for (let i = 0; i < 3; i++) {
+        await sleep(1000 + Math.random() * 2000);
+        await stopFaultsCluster();
+        await sleep(500 + Math.random() * 1500);
+        await startFaultsCluster();
+      }
+      await sleep(1500);
+      writing = false;
+      await writer;
+      expect(committed.length).toBeGreaterThan(10);
+      const delivered = () => new Set(rx.received.map((r) => r.event.data.object_id));
+      await eventually(async () => {
+        if (worker.exitCode !== null || worker.signalCode !== null) throw new Error(`the worker exited: ${output}`);
+        const seen = delivered();
+        return committed.every((id) => seen.has(id));
+      }, 180_000).catch((error: Error) => {
+        const seen = delivered();
+        throw new Error(
+          `${error.message}: ${committed.filter((id) => !seen.has(id)).length} of ${committed.length} undelivered\n${output.slice(-3000)}`,
+        );
+      });
+      expect([worker.exitCode, worker.signalCode]).toEqual([null, null]);
+      expect(output).toMatch(/connection lost|terminat/i); // it did see the restarts
+    } finally {
+      worker.kill('SIGKILL');
+      await rx.close();
+      await owner.destroy();
+    }
+  }, 360_000);
 });
