@@ -63,7 +63,7 @@ export async function triggerOverhead(
 ) {
   const triggers = await changeTriggers(db);
   const set = async (enabled: boolean) => {
-    for (const t of triggers) await db.owner.query(`ALTER TABLE ${t.table} ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER ${t.name}`);
+    for (const t of triggers) await db.owner.query(`ALTER TABLE ${t.table} ${enabled ? 'ENABLE ALWAYS' : 'DISABLE'} TRIGGER ${t.name}`);
   };
   const perRound = Math.ceil(meetings / rounds);
   const withSeconds: number[] = [];

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { CaptureCheck } from './capture-check';
 import { ChangeCompaction } from './change-compaction';
 import { ChangesController } from './changes.controller';
 import { ChangesRepository } from './changes.repository';
 import { ChangesService } from './changes.service';
 
-/** The change feed: `GET /v1/changes`, and the compaction of its log. */
-@Module({ controllers: [ChangesController], providers: [ChangesRepository, ChangesService, ChangeCompaction] })
+/** The change feed: `GET /v1/changes`, the compaction of its log, and the check at start that capture is on. */
+@Module({ controllers: [ChangesController], providers: [ChangesRepository, ChangesService, ChangeCompaction, CaptureCheck] })
 export class ChangesModule {}

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../src/database/migrations';
 import { migrateAndGrant, roleOf } from '../../src/database/schema-privileges';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
-import { assertTestDatabase } from '../support/test-app';
+import { assertTestDatabase, createTestApp } from '../support/test-app';
 
 /**
  * Migrations are history: a database upgraded one release at a time, with data in it, must end
@@ -130,6 +130,24 @@ describe('migrations', () => {
       );
       expect(others.map((o) => o.name)).toEqual(expect.arrayContaining([]));
       for (const { name } of others) expect(name).toMatch(/arrived|audience/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('keeps the API from starting while a capture trigger does not fire for every writer, naming it', async () => {
+    const db = await open(fresh);
+    const urls = { api: withDatabase(api, fresh), owner: withDatabase(owner, fresh) };
+    try {
+      // What ENABLE TRIGGER ALL after a data-only restore with --disable-triggers leaves.
+      await db.query('ALTER TABLE chat_messages ENABLE TRIGGER chat_messages_changes_update');
+      await db.query('ALTER TABLE recordings DISABLE TRIGGER recordings_changes_delete');
+      await expect(createTestApp({ urls })).rejects.toThrow(
+        /CHANGE CAPTURE IS NOT ON FOR EVERY WRITER: recordings_changes_delete on recordings \(disabled\), chat_messages_changes_update on chat_messages \(not enabled ALWAYS\)\. Refusing to start/,
+      );
+      await db.query('ALTER TABLE chat_messages ENABLE ALWAYS TRIGGER chat_messages_changes_update');
+      await db.query('ALTER TABLE recordings ENABLE ALWAYS TRIGGER recordings_changes_delete');
+      await (await createTestApp({ urls })).close(); // and starts once capture is on again
     } finally {
       await db.destroy();
     }
