@@ -133,8 +133,8 @@ const SHARED: string[] = [
    * have issued that the restored `change_epochs` does not know. Writers record it through
    * app_record_change_epoch (SECURITY DEFINER; the service does at start and every minute, so a
    * writer seldom has to) and app_change_epoch caches it for their transaction; readers
-   * (app_live_change_epoch) write nothing: the recorded life, or a number no lower than the
-   * one the first writer of this life will record.
+   * (app_live_change_epoch) write nothing: the recorded life, or the lowest number the first
+   * writer of this life can record.
    */
   `CREATE OR REPLACE FUNCTION app_record_change_epoch() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
@@ -168,11 +168,13 @@ const SHARED: string[] = [
     PERFORM set_config('app.change_epoch', mine || e::text, true);
     RETURN e;
   END $$`,
+  // Unrecorded: the lowest number this life can get. Every recorded epoch is then final, and a
+  // position (max + 1, horizon, 0) lies before any entry of this life whatever number its first
+  // writer records (never lower), with no reliance on the clock.
   `CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
     SELECT coalesce(
       (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
-      greatest((SELECT coalesce(max(e.epoch), 0) FROM change_epochs e) + 1,
-        floor(extract(epoch FROM statement_timestamp()) - 1577836800)::integer))
+      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e))
   $$`,
   // The parts to re-read, in the order the API lists them.
   `CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$

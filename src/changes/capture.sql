@@ -66,8 +66,7 @@ CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql A
 CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
     SELECT coalesce(
       (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
-      greatest((SELECT coalesce(max(e.epoch), 0) FROM change_epochs e) + 1,
-        floor(extract(epoch FROM statement_timestamp()) - 1577836800)::integer))
+      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e))
   $$;
 
 CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$

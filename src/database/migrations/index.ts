@@ -18,6 +18,7 @@ import { CaptureHoles1765300000000 } from './1765300000000-capture-holes';
 import { ChangeHorizons1765400000000 } from './1765400000000-change-horizons';
 import { FeedEpochs1765500000000 } from './1765500000000-feed-epochs';
 import { EpochLives1765600000000 } from './1765600000000-epoch-lives';
+import { ReaderEpochFloor1765700000000 } from './1765700000000-reader-epoch-floor';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ChangeHorizons1765400000000,
   FeedEpochs1765500000000,
   EpochLives1765600000000,
+  ReaderEpochFloor1765700000000,
 ];
