@@ -92,7 +92,7 @@ async function startWorker(env: NodeJS.ProcessEnv, logFile: string, metricsPort:
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the worker exited: ${await readFile(logFile, 'utf8')}`);
-    if ((await readFile(logFile, 'utf8').catch(() => '')).includes('webhook worker running')) return child;
+    if ((await readFile(logFile, 'utf8').catch(() => '')).includes('worker running:')) return child;
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill('SIGKILL');

@@ -40,7 +40,7 @@ import { RateLimitPolicyGuard } from './rate-limit/rate-limit-policy.guard';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RecordingsModule } from './recordings/recordings.module';
 import { Runtime } from './runtime';
-import { inProcessWorker } from './webhooks/webhooks.module';
+import { inProcessWorker } from './worker/worker.module';
 
 /*
  * The request pipeline, in the order a request meets it:
@@ -116,7 +116,7 @@ export class AppModule {
         RateLimitModule.forRoot({ tokenClientOf: (req) => claimedClientId(req.body, req.headers.authorization) }),
         CursorsModule,
         ...routeModules,
-        // The webhook worker in this process, unless it runs on its own (`npm run worker`).
+        // The worker's loops in this process (WORKER=1), unless it runs on its own (`npm run worker`).
         ...inProcessWorker(runtime),
         ...extra,
       ],

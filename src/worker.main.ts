@@ -17,16 +17,15 @@ import { Metrics } from './metrics/metrics';
 import { serveMetrics } from './metrics/metrics-server';
 import { MetricsModule } from './metrics/metrics.module';
 import { prepareRuntime, Runtime } from './runtime';
-import { WebhookWorker } from './webhooks/webhook-worker';
-import { WebhookWorkerModule } from './webhooks/webhooks.module';
-import { DocumentWorkerModule } from './recordings/recordings.module';
+import { BackgroundRunner } from './worker/background-runner';
+import { WorkerModule } from './worker/worker.module';
 
 /** The worker alone: no HTTP server, the feed read as the API role, the webhook tables and the read model as the owner. */
 @Module({})
-export class WorkerModule {
+export class WorkerAppModule {
   static forRoot(runtime: Runtime): DynamicModule {
     return {
-      module: WorkerModule,
+      module: WorkerAppModule,
       imports: [
         RuntimeModule.forRoot(runtime),
         LoggingModule,
@@ -34,29 +33,28 @@ export class WorkerModule {
         ClsModule.forRoot({ global: true }),
         DatabaseModule.forApi(),
         CursorsModule,
-        WebhookWorkerModule,
-        DocumentWorkerModule,
+        WorkerModule,
       ],
     };
   }
 }
 
 /**
- * `npm run worker`: delivers webhooks apart from the API (scale senders and readers separately;
- * set WEBHOOK_WORKER=0 on the API then). Any number may run against one database.
+ * `npm run worker`: the background loops apart from the API (scale senders and readers
+ * separately; set WORKER=0 on the API then). Any number may run against one database. Its metrics
+ * default to port 9465, beside the API's 9464.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const boot = pino({ level: config.logLevel, base: { context: 'Worker' } });
   const runtime = await prepareRuntime(config, (line) => boot.debug(line));
   if (runtime.embedded) await migrate(runtime.urls);
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(runtime), { bufferLogs: true });
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(runtime), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   await app.init();
-  await app.get(WebhookWorker).ready;
-  boot.info('webhook worker running');
-  const metricsServer = await serveMetrics(app.get(Metrics), config.metricsPort, (line) => boot.warn(line));
-  if (metricsServer) boot.info(`metrics on http://localhost:${config.metricsPort}/metrics`);
+  await app.get(BackgroundRunner).ready;
+  const metricsServer = await serveMetrics(app.get(Metrics), config.worker.metricsPort, (line) => boot.warn(line));
+  if (metricsServer) boot.info(`metrics on http://localhost:${config.worker.metricsPort}/metrics`);
   onTermination(async (signal) => {
     boot.info(`${signal} received: finishing the jobs in flight`);
     metricsServer?.close();

@@ -25,14 +25,14 @@ export const HORIZON_MARK_SECONDS = 60;
  * compacts at a time and the others skip their turn. Storage then grows with the number of
  * objects, and a cursor from before still yields every object changed since.
  *
- * Runs in the background every CHANGES_COMPACT_INTERVAL_SECONDS in the API process, and on demand
- * through `changes:compact`. The same background tick marks the feed's horizon every
- * HORIZON_MARK_SECONDS (`markHorizon`), which turns an instant into a position (`positionAt`).
+ * Runs in the worker's loops every CHANGES_COMPACT_INTERVAL_SECONDS (src/worker/background-runner.ts),
+ * and on demand through `changes:compact`. The worker also marks the feed's horizon every
+ * HORIZON_MARK_SECONDS (`markHorizon`), which turns an instant into a position (`positionAt`);
+ * every process marks it once when it starts.
  */
 @Injectable()
 export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Changes');
-  private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
   private stopped = false;
 
@@ -68,31 +68,10 @@ export class ChangeCompaction implements OnApplicationBootstrap, OnApplicationSh
     this.running = this.markHorizon()
       .catch((error: Error) => this.logger.warn(`marking the change feed's horizon failed, will retry: ${error.message}`))
       .finally(() => (this.running = undefined));
-    const seconds = this.config.changes.compactIntervalSeconds;
-    if (seconds === 0) return;
-    const tick = Math.min(seconds, HORIZON_MARK_SECONDS);
-    this.timer = setInterval(() => void this.inBackground(seconds / tick), tick * 1000).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private ticks = 0;
-
-  /** Each tick marks the horizon; every `compactEvery` ticks it compacts too. */
-  private async inBackground(compactEvery: number): Promise<void> {
-    if (this.running) return;
-    const compact = ++this.ticks >= compactEvery;
-    if (compact) this.ticks = 0;
-    this.running = this.markHorizon()
-      .catch((error: Error) => this.logger.warn(`marking the change feed's horizon failed, will retry: ${error.message}`))
-      .then(() => (compact ? this.compact() : undefined))
-      .then((run) => run?.merged && this.logger.log(`compacted the change log: ${run.merged} objects in ${run.batches} batches`))
-      .catch((error: Error) => this.logger.warn(`change log compaction failed, will retry: ${error.message}`))
-      .finally(() => (this.running = undefined));
     await this.running;
   }
 }

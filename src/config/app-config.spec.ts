@@ -156,7 +156,6 @@ describe('loadConfig', () => {
   it('sets webhooks up for a development machine by default, and for separate workers in production', () => {
     const dev = loadConfig({}).webhooks;
     expect(dev).toMatchObject({
-      inProcess: true,
       allowPrivate: false,
       timeoutMs: 10_000,
       expireSeconds: 120,
@@ -171,12 +170,26 @@ describe('loadConfig', () => {
       JWT_PRIVATE_KEY: privatePem,
       CURSOR_SECRET: 'c'.repeat(40),
     });
-    expect(prod.webhooks.inProcess).toBe(false);
-    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,2,4,8', WEBHOOK_WORKER: '0', WEBHOOK_SECRET_OVERLAP: '5m' }).webhooks).toMatchObject({
+    expect(prod.worker.inProcess).toBe(false);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,2,4,8', WEBHOOK_SECRET_OVERLAP: '5m' }).webhooks).toMatchObject({
       retrySchedule: [1, 2, 4, 8],
-      inProcess: false,
       secretOverlapSeconds: 300,
     });
+  });
+
+  it('WORKER runs the worker in the API process; WEBHOOK_WORKER is its earlier name; both set must agree', () => {
+    expect(loadConfig({}).worker.inProcess).toBe(true);
+    expect(loadConfig({ WORKER: '0' }).worker.inProcess).toBe(false);
+    expect(loadConfig({ WEBHOOK_WORKER: '0' }).worker.inProcess).toBe(false);
+    expect(loadConfig({ WORKER: '1', WEBHOOK_WORKER: '1' }).worker.inProcess).toBe(true);
+    expect(() => loadConfig({ WORKER: '1', WEBHOOK_WORKER: '0' })).toThrow(/WORKER and WEBHOOK_WORKER/);
+    expect(() => loadConfig({ WORKER: 'yes' })).toThrow(/WORKER must be 0 or 1/);
+  });
+
+  it('the worker serves its metrics on 9465 unless METRICS_PORT says otherwise, so it runs beside the API (9464) on one host', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: 9464, worker: { metricsPort: 9465 } });
+    expect(loadConfig({ METRICS_PORT: '9100' })).toMatchObject({ metricsPort: 9100, worker: { metricsPort: 9100 } });
+    expect(loadConfig({ METRICS_PORT: 'off' }).worker.metricsPort).toBeUndefined();
   });
 
   it('accepts a complete production configuration', () => {

@@ -30,14 +30,14 @@ export interface WebhookSettings {
   /** Seconds before each retry (jitter applied when scheduled). */
   retrySchedule: number[];
   allowPrivate: boolean;
-  /** The worker runs in the API process. */
-  inProcess: boolean;
   secretOverlapSeconds: number;
   timeoutMs: number;
   expireSeconds: number;
   pollMs: number;
   batchSize: number;
   concurrency: number;
+  /** Batches one worker sends at once. */
+  jobSlots: number;
   retentionDays: number;
 }
 
@@ -60,6 +60,8 @@ export class AppConfig {
   readonly port: number;
   /** Where Prometheus scrapes `/metrics`; undefined with METRICS_PORT=off (nothing is recorded). */
   readonly metricsPort?: number;
+  /** The worker: whether it runs in the API process, and where `npm run worker` serves its metrics (METRICS_PORT, else 9465). */
+  readonly worker: { inProcess: boolean; metricsPort?: number };
   /** Where integrators reach the service (no trailing slash): the OpenAPI server and token URL. */
   readonly publicBaseUrl: string;
   readonly dataDir: string;
@@ -83,6 +85,8 @@ export class AppConfig {
     connectionLifetimeSeconds: number;
     /** ... and after this many uses. */
     connectionMaxUses: number;
+    /** The schema owner's pool for the worker and the admin side (src/database/owner-pool.ts). */
+    owner: { poolSize: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
   };
   readonly redisUrl?: string;
   /** How long a rate-limit store command may take before the request answers 503. */
@@ -151,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv,
     port: vars.PORT ?? 3000,
     metricsPort: metricsPort(vars.METRICS_PORT),
+    worker: { inProcess: workerInProcess(vars, production), metricsPort: metricsPort(vars.METRICS_PORT, 9465) },
     publicBaseUrl: (vars.PUBLIC_BASE_URL ?? `http://localhost:${vars.PORT ?? 3000}`).replace(/\/+$/, ''),
     dataDir: resolve(vars.DATA_DIR ?? '.data'),
     logLevel: vars.LOG_LEVEL ?? 'info',
@@ -164,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
       idleInTransactionTimeoutMs: 10_000,
+      owner: { poolSize: vars.OWNER_POOL_SIZE ?? 10, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000 },
       maxPreparedStatements: vars.DB_MAX_PREPARED_STATEMENTS ?? 64,
       connectionLifetimeSeconds: vars.DB_CONNECTION_LIFETIME_SECONDS ?? 1800,
       connectionMaxUses: vars.DB_CONNECTION_MAX_USES ?? 10_000,
@@ -207,13 +213,13 @@ function webhookSettings(vars: EnvironmentVariables, production: boolean): Webho
     secretKey: vars.WEBHOOK_SECRET_KEY,
     retrySchedule: vars.WEBHOOK_RETRY_SCHEDULE ? vars.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : DEFAULT_RETRY_SCHEDULE,
     allowPrivate: vars.WEBHOOK_ALLOW_PRIVATE === '1',
-    inProcess: (vars.WEBHOOK_WORKER ?? (production ? '0' : '1')) === '1',
     secretOverlapSeconds: durationSeconds(vars.WEBHOOK_SECRET_OVERLAP ?? '24h'),
     timeoutMs,
     expireSeconds,
     pollMs: vars.WEBHOOK_POLL_MS ?? 100,
     batchSize: vars.WEBHOOK_BATCH_SIZE ?? 100,
     concurrency: vars.WEBHOOK_CONCURRENCY ?? 16,
+    jobSlots: vars.WEBHOOK_JOB_SLOTS ?? 32,
     retentionDays: vars.WEBHOOK_RETENTION_DAYS ?? 30,
   };
 }
@@ -224,10 +230,21 @@ function durationSeconds(text: string): number {
   return Number.parseInt(text, 10) * unit;
 }
 
-/** METRICS_PORT: 9464 (the port Prometheus exporters of OpenTelemetry use) unless set; `off` turns metrics off. */
-function metricsPort(value: string | undefined): number | undefined {
+/** WORKER (or its earlier name WEBHOOK_WORKER; both set must agree): 1 outside production unless said. */
+function workerInProcess(vars: EnvironmentVariables, production: boolean): boolean {
+  if (vars.WORKER !== undefined && vars.WEBHOOK_WORKER !== undefined && vars.WORKER !== vars.WEBHOOK_WORKER) {
+    throw new ConfigError('Invalid configuration: WORKER and WEBHOOK_WORKER (its earlier name) disagree; set WORKER only');
+  }
+  return (vars.WORKER ?? vars.WEBHOOK_WORKER ?? (production ? '0' : '1')) === '1';
+}
+
+/**
+ * METRICS_PORT unless set: 9464 (the port Prometheus exporters of OpenTelemetry use) for the API,
+ * 9465 for a worker of its own, so both run on one host; `off` turns metrics off.
+ */
+function metricsPort(value: string | undefined, fallback = 9464): number | undefined {
   if (value === 'off') return undefined;
-  const port = Number(value ?? 9464);
+  const port = Number(value ?? fallback);
   if (port > 65535) throw new ConfigError('METRICS_PORT must be a port number or off');
   return port;
 }

@@ -191,6 +191,11 @@ export class EnvironmentVariables {
   @IntegerIn(1, 200)
   DB_POOL_SIZE?: number;
 
+  /** Connections of the schema owner's pool in the worker and the admin commands. */
+  @IsOptional()
+  @IntegerIn(1, 200)
+  OWNER_POOL_SIZE?: number;
+
   @IsOptional()
   @IntegerIn(100, 600000, ' milliseconds')
   DB_STATEMENT_TIMEOUT_MS?: number;
@@ -268,7 +273,12 @@ export class EnvironmentVariables {
   @IsIn(['0', '1'], { message: 'must be 0 or 1' })
   WEBHOOK_ALLOW_PRIVATE?: string;
 
-  /** Run the webhook worker in this process (default 1, or 0 with NODE_ENV=production, where `npm run worker` runs it). */
+  /** Run the worker (every background loop) in this process (default 1, or 0 with NODE_ENV=production, where `npm run worker` runs it). */
+  @IsOptional()
+  @IsIn(['0', '1'], { message: 'must be 0 or 1' })
+  WORKER?: string;
+
+  /** WORKER's earlier name, still read. */
   @IsOptional()
   @IsIn(['0', '1'], { message: 'must be 0 or 1' })
   WEBHOOK_WORKER?: string;
@@ -301,6 +311,11 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(1, 256)
   WEBHOOK_CONCURRENCY?: number;
+
+  /** Batches (each one endpoint's) one worker sends at once. */
+  @IsOptional()
+  @IntegerIn(1, 1024)
+  WEBHOOK_JOB_SLOTS?: number;
 
   /** Delivery records older than this many days are deleted. */
   @IsOptional()

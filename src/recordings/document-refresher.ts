@@ -1,9 +1,8 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
-import { DatabaseUrls } from '../config/database-urls';
+import { Injectable } from '@nestjs/common';
+import { PoolClient } from 'pg';
+import { OwnerPool } from '../database/owner-pool';
 import { DOCUMENT_FORMAT, renderDocuments } from './recording.sql';
 import { RECORDING_KINDS } from './recording.vocabulary';
-import { survivePoolErrors } from '../database/pool-errors';
 
 /** Documents one refresher transaction renders at most. */
 export const REFRESH_BATCH = 200;
@@ -19,24 +18,18 @@ export interface RefreshRun {
 
 /**
  * Fills the read model (recording_documents, see its migration): documents emptied by a write,
- * added empty for a new record, or written in another format. As the schema owner, over a small
- * pool of its own. One transaction per batch: lock the batch's rows, skipping rows a writer or
+ * added empty for a new record, or written in another format. As the schema owner, on its pool
+ * (OwnerPool). One transaction per batch: lock the batch's rows, skipping rows a writer or
  * another refresher holds; render with a snapshot taken after the locks (so every write that
  * emptied them before is seen, and every write after waits for this commit to empty them
  * again); write. Any number of refreshers share one database.
  */
 @Injectable()
-export class DocumentRefresher implements OnModuleDestroy {
-  private readonly logger = new Logger('Documents');
-  private readonly pool: Pool;
+export class DocumentRefresher {
+  private readonly pool: OwnerPool['pool'];
 
-  constructor(urls: DatabaseUrls) {
-    this.pool = new Pool({ connectionString: urls.owner, max: 2, application_name: 'conversation-read-api-documents' });
-    survivePoolErrors(this.pool, this.logger, 'documents');
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.pool.end();
+  constructor(db: OwnerPool) {
+    this.pool = db.pool;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DocumentRefresher } from './document-refresher';
-import { DocumentWorker } from './document-worker';
+import { OwnerPoolModule } from '../database/owner-pool';
 import { CallsController, MeetingsController } from './recordings.controller';
 import { RecordingsRepository } from './recordings.repository';
 import { RecordingsService } from './recordings.service';
@@ -12,10 +12,6 @@ import { RecordingsService } from './recordings.service';
 })
 export class RecordingsModule {}
 
-/** The read model's refresher (recording_documents): what `documents:refresh` and the worker use. */
-@Module({ providers: [DocumentRefresher], exports: [DocumentRefresher] })
+/** The read model's refresher (recording_documents): what `documents:refresh` and the worker's loop use. */
+@Module({ imports: [OwnerPoolModule], providers: [DocumentRefresher], exports: [DocumentRefresher] })
 export class DocumentsModule {}
-
-/** The refresher's loop, in the worker (in the API process with WEBHOOK_WORKER=1, or `npm run worker`). */
-@Module({ imports: [DocumentsModule], providers: [DocumentWorker], exports: [DocumentWorker] })
-export class DocumentWorkerModule {}

@@ -6,7 +6,8 @@ import { CursorCodec } from '../common/cursors/cursor-codec';
 import { AppConfig } from '../config/app-config';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { WebhookEvent } from './webhook.vocabulary';
-import { EndpointRow, NewDelivery, WebhookStore } from './webhook-store';
+import { NewDelivery, WebhookDeliveries } from './webhook-deliveries.repository';
+import { EndpointRow } from './webhook-endpoints.repository';
 import { WebhookQueue } from './webhook-queue';
 
 /** Dispatcher passes between two sweeps of idle endpoints past the types they do not follow. */
@@ -16,22 +17,23 @@ const SKIP_EVERY = 100;
 export const typesOf = (endpoint: Pick<EndpointRow, 'types'>): readonly ChangeObject[] => endpoint.types ?? CHANGE_OBJECTS;
 
 /**
- * Builds each endpoint's next batch and queues it as one job. For each endpoint with work, in
- * one transaction that holds the endpoint's row (SKIP LOCKED: another worker skips it): its due
- * deliveries first (retries, replays, attempts put back), then, to fill the batch, the next page
- * of its company's feed after its position, read through the API's tenant transaction (row-level
- * security, the feed's own query and horizon), each entry a new delivery. The position moves past
- * what was read (to the horizon when the page came short: nothing else of its types lies below
- * it) in the same transaction as the job, so an entry is never passed over and never queued
- * twice. One batch per endpoint is outstanding at a time, so a slow or dead receiver holds one
- * worker slot at most, and what waits stays in the feed and the delivery rows.
+ * Builds each endpoint's next batch and queues it as one job. For each endpoint whose batch is
+ * idle and that has work, in one transaction that holds the endpoint's row (SKIP LOCKED: another
+ * worker skips it): its due deliveries first (retries, replays, attempts put back, what a lost job
+ * held), then, to fill the batch, the next page of its company's feed after its position, read
+ * through the API's tenant transaction (row-level security, the feed's own query and horizon),
+ * each entry a new delivery. The job, the deliveries it holds and the endpoint's batch and
+ * position are written together (WebhookDeliveries: hold, create, openBatch), so an entry is
+ * never passed over and never queued twice. One batch per endpoint is outstanding at a time, so a
+ * slow or dead receiver holds one worker slot at most, and what waits stays in the feed and the
+ * delivery rows.
  */
 @Injectable()
 export class WebhookDispatcher {
   private passes = 0;
 
   constructor(
-    private readonly store: WebhookStore,
+    private readonly deliveries: WebhookDeliveries,
     private readonly queue: WebhookQueue,
     private readonly tenant: TenantTransaction,
     private readonly changes: ChangesRepository,
@@ -39,42 +41,38 @@ export class WebhookDispatcher {
     private readonly config: AppConfig,
   ) {}
 
-  /** A batch or a claim this old is taken as lost: three job expiries. */
-  get staleSeconds(): number {
-    return 3 * this.config.webhooks.expireSeconds;
-  }
-
   /** One pass over every endpoint with something to send; returns the deliveries queued. */
   async dispatch(): Promise<number> {
     // Now and then, idle endpoints that follow some types only skip what they do not follow.
-    if (this.passes++ % SKIP_EVERY === 0) await this.store.skipUnfollowed();
+    if (this.passes++ % SKIP_EVERY === 0) await this.deliveries.skipUnfollowed();
     let queued = 0;
-    for (const id of await this.store.endpointsWithWork(this.staleSeconds)) queued += await this.dispatchEndpoint(id);
+    for (const id of await this.deliveries.endpointsWithWork()) queued += await this.dispatchEndpoint(id);
     return queued;
   }
 
   private dispatchEndpoint(id: string): Promise<number> {
     const { batchSize } = this.config.webhooks;
-    return this.store.transaction(async (sql) => {
-      const endpoint = await this.store.claimForDispatch(sql, id, this.staleSeconds);
+    return this.deliveries.db.transaction(async (sql) => {
+      const endpoint = await this.deliveries.takeIdle(sql, id);
       if (!endpoint) return 0;
-      const due = await this.store.dueDeliveries(sql, endpoint.id, batchSize, this.staleSeconds);
+      const due = await this.deliveries.due(sql, endpoint.id, batchSize);
       let position: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
-      let fresh: string[] = [];
+      let fresh: NewDelivery[] = [];
       const room = batchSize - due.length;
       if (room > 0) {
         const { rows, horizon } = await this.read(endpoint, position, room);
         if (rows.length) {
-          fresh = await this.store.insertDeliveries(sql, endpoint.id, this.deliveriesOf(endpoint, rows));
+          fresh = this.deliveriesOf(endpoint, rows);
           const last = rows[rows.length - 1];
           position = [last.epoch, last.xid, last.seq];
         }
         if (rows.length < room && comparePositions(horizon, position) > 0) position = horizon;
       }
       if (!due.length && !fresh.length) return 0;
-      await this.store.claim(sql, due);
-      await this.queue.insert(sql, { endpoint_id: endpoint.id, deliveries: [...due, ...fresh] });
-      await this.store.advance(sql, endpoint.id, position);
+      const job = await this.queue.insert(sql, { endpoint_id: endpoint.id });
+      await this.deliveries.hold(sql, job, due);
+      await this.deliveries.create(sql, endpoint.id, job, fresh);
+      await this.deliveries.openBatch(sql, endpoint.id, job, position);
       return due.length + fresh.length;
     });
   }

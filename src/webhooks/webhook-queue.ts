@@ -1,14 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import { AppConfig } from '../config/app-config';
+import { OwnerPool, Sql } from '../database/owner-pool';
 import { DeliveryJob, QUEUE } from './webhook.vocabulary';
-import { Sql, WebhookStore } from './webhook-store';
+import { JobRun, QUEUE_SCHEMA } from './webhook-deliveries.repository';
 
-/** The schema pg-boss keeps its tables in. */
-export const QUEUE_SCHEMA = 'pgboss';
+export { QUEUE_SCHEMA };
 
-export interface Job {
-  id: string;
+/** A job as one run of it sees it. */
+export interface Job extends JobRun {
   data: DeliveryJob;
 }
 
@@ -16,8 +17,9 @@ export interface Job {
 const KEEP_DAYS = 365;
 
 /**
- * The delivery queue: pg-boss on the webhook store's own connections (schema `pgboss`, created
- * on first start). Why pg-boss: a job taken by a worker that dies is taken over by another
+ * The delivery queue: pg-boss on the schema owner's pool (schema `pgboss`, created on first
+ * start). A job is one endpoint's batch; what it holds and when it stops holding it is the lease
+ * rule of WebhookDeliveries (the job's own state here, never a time of ours). Why pg-boss: a job taken by a worker that dies is taken over by another
  * after its expiry (graphile-worker leaves it locked for four hours), jobs are inserted and
  * completed inside our own transactions (`db` option), and fetching uses `SKIP LOCKED`, so any
  * number of workers share the queue without sending a job twice while they live.
@@ -35,7 +37,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   private starting?: Promise<PgBoss>;
 
   constructor(
-    private readonly store: WebhookStore,
+    private readonly db: OwnerPool,
     private readonly config: AppConfig,
   ) {}
 
@@ -51,7 +53,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   private async open(supervise: boolean): Promise<PgBoss> {
     const { expireSeconds } = this.config.webhooks;
     const boss = new PgBoss({
-      db: { executeSql: (text, values) => this.store.pool.query(text, values) },
+      db: { executeSql: (text, values) => this.db.pool.query(text, values) },
       schema: QUEUE_SCHEMA,
       migrate: true,
       supervise,
@@ -84,12 +86,14 @@ export class WebhookQueue implements OnApplicationShutdown {
     await boss?.stop({ graceful: false, close: false, wait: true, timeout: 1000 });
   }
 
-  /** Queues a job inside the caller's transaction: it exists exactly when the caller's other writes do. */
-  async insert(sql: Sql, data: DeliveryJob): Promise<void> {
+  /** Queues a job inside the caller's transaction (it exists exactly when the caller's other writes do); its id. */
+  async insert(sql: Sql, data: DeliveryJob): Promise<string> {
     const { expireSeconds } = this.config.webhooks;
+    const id = randomUUID();
     await this.running().insert(
       [
         {
+          id,
           name: QUEUE,
           data,
           expireInSeconds: expireSeconds,
@@ -100,18 +104,18 @@ export class WebhookQueue implements OnApplicationShutdown {
       ],
       { db: executor(sql) },
     );
+    return id;
   }
 
   /** Up to `n` jobs that are due, now this worker's (SKIP LOCKED: no other worker gets them while this one lives). */
   async fetch(n: number): Promise<Job[]> {
-    const jobs = await this.running().fetch<DeliveryJob>(QUEUE, { batchSize: n });
-    return jobs.map((job) => ({ id: job.id, data: job.data }));
+    const jobs = await this.running().fetch<DeliveryJob>(QUEUE, { batchSize: n, includeMetadata: true });
+    return jobs.map((job) => ({ id: job.id, run: job.retryCount, data: job.data }));
   }
 
-  /** Completes the job in the caller's transaction; false when it is no longer this worker's (it expired). */
-  async complete(sql: Sql, job: Job): Promise<boolean> {
-    const result = (await this.running().complete(QUEUE, job.id, {}, { db: executor(sql) })) as unknown as { affected: number };
-    return result.affected > 0;
+  /** Completes the job in the caller's transaction (the caller has checked that this run is the job's current one: WebhookDeliveries.ownRun). */
+  async complete(sql: Sql, job: Job): Promise<void> {
+    await this.running().complete(QUEUE, job.id, {}, { db: executor(sql) });
   }
 
   /** Hands the job back to pg-boss's own retry (an error on our side, not the receiver's). */

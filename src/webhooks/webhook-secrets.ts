@@ -1,4 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ConfigError } from '../config/app-config';
+import { RuntimeSecrets } from '../config/runtime-secrets';
 
 /** The Standard Webhooks secret prefix: `whsec_` then the base64 of the key bytes. */
 const SECRET_PREFIX = 'whsec_';
@@ -59,5 +62,26 @@ export class SecretBox {
     } catch {
       throw new Error('the webhook secret does not open with WEBHOOK_SECRET_KEY (was the key changed?)');
     }
+  }
+}
+
+/**
+ * WEBHOOK_SECRET_KEY, checked once: the box that seals and opens signing secrets, for the admin
+ * commands and the sender alike. Without the key (production without WEBHOOK_SECRET_KEY) every
+ * use says so the same way; the worker asks at start-up and refuses to start.
+ */
+@Injectable()
+export class SigningKeys {
+  private readonly sealed?: SecretBox;
+
+  constructor(secrets: RuntimeSecrets) {
+    if (secrets.webhookSecretKey) this.sealed = new SecretBox(secrets.webhookSecretKey);
+  }
+
+  get box(): SecretBox {
+    if (!this.sealed) {
+      throw new ConfigError('Invalid configuration: WEBHOOK_SECRET_KEY is required to keep and sign webhook secrets (NODE_ENV=production)');
+    }
+    return this.sealed;
   }
 }

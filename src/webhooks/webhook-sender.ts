@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { RuntimeSecrets } from '../config/runtime-secrets';
 import { Job, WebhookQueue } from './webhook-queue';
-import { SecretBox, signatureHeader } from './webhook-secrets';
-import { EndpointRow, Outcome, Sendable, WebhookStore } from './webhook-store';
+import { signatureHeader, SigningKeys } from './webhook-secrets';
+import { Outcome, Sendable, WebhookDeliveries } from './webhook-deliveries.repository';
+import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { AttemptResult, DEFAULT_TRANSPORT, WebhookTransport } from './webhook-transport';
 
 /** Up to ±20% of a retry's delay, so the retries of many failed deliveries do not arrive at once. */
@@ -36,32 +36,34 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** Tries of a batch's bookkeeping transaction before the whole job is handed back (and its deliveries sent again). */
+/** Tries of a run's bookkeeping transaction before the job is handed back (and its deliveries sent again). */
 const BOOKKEEPING_TRIES = 4;
 
 /**
- * Attempts one job's deliveries: signs each (Standard Webhooks: `webhook-id` is the change id,
- * stable across attempts and replays), sends at most WEBHOOK_CONCURRENCY at once through the
- * transport (address checks, no redirects, timeouts), then in one transaction completes the job
- * and records every outcome: delivered; due again at the schedule's next time; or given up
- * (`failed`, the endpoint marked `failing` until its next success). Deliveries it did not get to
- * (the job's deadline, a shutdown) are due again at once. The endpoint is then free for its next
- * batch. A crash before that transaction leaves the job to expire and run again elsewhere: at
- * least once. A transaction that fails is tried again a few times first, since the outcomes are
- * in memory and a failed job would send its delivered events again.
+ * One run of one job: signs each delivery the job holds (Standard Webhooks: `webhook-id` is the
+ * change id, stable across attempts and replays), sends at most WEBHOOK_CONCURRENCY at once
+ * through the transport (destination policy, no redirects, timeouts), then settles the run in one
+ * transaction, if it is still the job's current run: completes the job, records every outcome
+ * (delivered; due again at the schedule's next time; or given up, the endpoint `failing` until
+ * its next success), puts back what it did not get to (its deadline, a shutdown) and closes the
+ * endpoint's batch. A run that crashes before that leaves the job running in pg-boss until it
+ * expires and another worker runs it again, still holding its deliveries: at least once. A run
+ * starts attempts only while it can finish before its job expires, so two runs of one job never
+ * send at once. A bookkeeping transaction that fails is tried again a few times first, since the
+ * outcomes are in memory and a failed run sends its delivered events again.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly transport: WebhookTransport;
-  private readonly box?: SecretBox;
   private stopping = false;
 
   constructor(
-    private readonly store: WebhookStore,
+    private readonly endpoints: WebhookEndpoints,
+    private readonly deliveries: WebhookDeliveries,
     private readonly queue: WebhookQueue,
     private readonly config: AppConfig,
-    secrets: RuntimeSecrets,
+    private readonly keys: SigningKeys,
   ) {
     this.transport = new WebhookTransport({
       ...DEFAULT_TRANSPORT,
@@ -69,7 +71,6 @@ export class WebhookSender implements OnApplicationShutdown {
       totalTimeoutMs: config.webhooks.timeoutMs,
       connectTimeoutMs: Math.min(DEFAULT_TRANSPORT.connectTimeoutMs, config.webhooks.timeoutMs),
     });
-    if (secrets.webhookSecretKey) this.box = new SecretBox(secrets.webhookSecretKey);
   }
 
   /** No attempt starts from now on: what a running job has not sent is put back (shutdown then waits one attempt at most). */
@@ -81,41 +82,39 @@ export class WebhookSender implements OnApplicationShutdown {
     this.transport.close();
   }
 
-  /** Sends the job's deliveries and records what came of them; returns how many were attempted. */
+  /** Sends what the job holds and settles the run; returns how many deliveries were attempted. */
   async run(job: Job): Promise<number> {
     const { expireSeconds, timeoutMs, concurrency, retrySchedule } = this.config.webhooks;
-    // Attempts start only while one can still finish before the job expires and another worker takes it.
+    // Attempts start only while one can still finish before the job expires and another worker runs it.
     const deadline = Date.now() + expireSeconds * 1000 - timeoutMs - 1000;
-    const endpoint = await this.store.endpointById(job.data.endpoint_id);
-    const pending = endpoint ? await this.store.sendable(endpoint.id, job.data.deliveries) : [];
+    const endpoint = await this.endpoints.byId(job.data.endpoint_id);
+    const held = endpoint ? await this.deliveries.heldBy(job.id) : [];
     const outcomes: Outcome[] = [];
-    const putBack: string[] = [];
     // One jittered time per attempt number in this run: the job's failures come due together.
     const retryTimes = new Map<number, Date>();
     const retryAt = (made: number) => {
       if (!retryTimes.has(made)) retryTimes.set(made, new Date(Date.now() + withJitter(retrySchedule[made - 1])));
       return retryTimes.get(made)!;
     };
-    if (endpoint && pending.length) {
+    if (endpoint && held.length) {
       const secrets = this.signingSecrets(endpoint);
-      await eachLimited(pending, concurrency, async (delivery) => {
-        if (this.stopping || Date.now() > deadline) putBack.push(delivery.id);
-        else {
-          const result = secrets instanceof Error ? unsigned(secrets) : await this.attempt(endpoint.url, secrets, delivery);
-          outcomes.push(outcomeOf(delivery, result, retrySchedule, retryAt));
-        }
+      await eachLimited(held, concurrency, async (delivery) => {
+        if (this.stopping || Date.now() > deadline) return; // put back below
+        const result = secrets instanceof Error ? unsigned(secrets) : await this.attempt(endpoint.url, secrets, delivery);
+        outcomes.push(outcomeOf(delivery, result, retrySchedule, retryAt));
       });
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.transaction(async (sql) => {
-          if (!(await this.queue.complete(sql, job))) return; // expired and taken over: the other run records it
+        await this.deliveries.db.transaction(async (sql) => {
+          if (!(await this.deliveries.ownRun(sql, job))) return; // expired and handed on: that run records
+          await this.queue.complete(sql, job);
+          await this.deliveries.record(sql, job.id, outcomes);
+          await this.deliveries.putBack(sql, job.id);
           if (!endpoint) return;
-          await this.store.recordOutcomes(sql, outcomes);
-          await this.store.putBack(sql, putBack);
-          if (outcomes.some((o) => o.next === 'failed')) await this.store.markEndpoint(sql, endpoint.id, 'failing');
-          else if (outcomes.some((o) => o.next === 'delivered')) await this.store.markEndpoint(sql, endpoint.id, 'active');
-          await this.store.releaseBatch(sql, endpoint.id);
+          if (outcomes.some((o) => o.next === 'failed')) await this.deliveries.markEndpoint(sql, endpoint.id, 'failing');
+          else if (outcomes.some((o) => o.next === 'delivered')) await this.deliveries.markEndpoint(sql, endpoint.id, 'active');
+          await this.deliveries.closeBatch(sql, endpoint.id, job.id);
         });
         return outcomes.length;
       } catch (error) {
@@ -146,9 +145,9 @@ export class WebhookSender implements OnApplicationShutdown {
    */
   private signingSecrets(endpoint: EndpointRow): string[] | Error {
     try {
-      if (!this.box) throw new Error('WEBHOOK_SECRET_KEY is not set');
-      const secrets = [this.box.open(endpoint.secret, endpoint.public_id)];
-      if (endpoint.previous_secret && endpoint.previous_active) secrets.push(this.box.open(endpoint.previous_secret, endpoint.public_id));
+      const box = this.keys.box;
+      const secrets = [box.open(endpoint.secret, endpoint.public_id)];
+      if (endpoint.previous_secret && endpoint.previous_active) secrets.push(box.open(endpoint.previous_secret, endpoint.public_id));
       return secrets;
     } catch (error) {
       return error as Error;

@@ -1,4 +1,5 @@
-import { metadataAddress, DEFAULT_TRANSPORT, refusedAddress, refusedUrl, WebhookTransport } from './webhook-transport';
+import { metadataAddress, refusedAddress, refusedUrl } from './webhook-destination';
+import { DEFAULT_TRANSPORT, WebhookTransport } from './webhook-transport';
 
 describe('refusedAddress', () => {
   it.each([

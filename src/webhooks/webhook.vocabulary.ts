@@ -10,10 +10,9 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** The job queue (pg-boss): one job per batch of one endpoint's deliveries, one batch per endpoint at a time. */
 export const QUEUE = 'webhook_batch';
 
-/** What a job carries: the endpoint and the deliveries to attempt. */
+/** What a job carries: the endpoint (the deliveries it holds name it: WebhookDeliveries.heldBy). */
 export interface DeliveryJob {
   endpoint_id: string;
-  deliveries: string[];
 }
 
 /** The event body: thin, pointing into the feed. */

@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { Injectable } from '@nestjs/common';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
 import { comparePositions, FeedPosition, positionAt } from '../changes/changes.repository';
@@ -9,12 +8,12 @@ import { mintId, parseId } from '../common/ids/public-id';
 import { Instant } from '../common/validation/instant';
 import { CompaniesService } from '../companies/companies.service';
 import { AppConfig } from '../config/app-config';
-import { RuntimeSecrets } from '../config/runtime-secrets';
 import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
 import { typesOf, WebhookDispatcher } from './webhook-dispatcher';
-import { generateSigningSecret, SecretBox } from './webhook-secrets';
-import { DeliveryRow, EndpointRow, WebhookStore } from './webhook-store';
-import { refusedAddress, refusedUrl } from './webhook-transport';
+import { generateSigningSecret, SigningKeys } from './webhook-secrets';
+import { DeliveryRow, WebhookDeliveries } from './webhook-deliveries.repository';
+import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
+import { DestinationPolicy, DestinationRefused, hostOf } from './webhook-destination';
 
 /** An endpoint as `webhooks:list` prints it: never a secret. */
 export interface EndpointSummary {
@@ -35,14 +34,19 @@ const REPLAY_PAGE = 100;
  */
 @Injectable()
 export class WebhooksService {
+  private readonly policy: DestinationPolicy;
+
   constructor(
-    private readonly store: WebhookStore,
+    private readonly endpoints: WebhookEndpoints,
+    private readonly deliveryRecords: WebhookDeliveries,
     private readonly dispatcher: WebhookDispatcher,
     private readonly companies: CompaniesService,
     private readonly codec: CursorCodec,
     private readonly config: AppConfig,
-    private readonly secrets: RuntimeSecrets,
-  ) {}
+    private readonly keys: SigningKeys,
+  ) {
+    this.policy = new DestinationPolicy(config.webhooks.allowPrivate);
+  }
 
   /**
    * Registers an endpoint; it receives the changes committed from now on (older ones through a
@@ -59,13 +63,13 @@ export class WebhooksService {
     const types = input.types ? CHANGE_OBJECTS.filter((t) => input.types!.includes(t)) : null;
     const secret = generateSigningSecret();
     const publicId = mintId('webhookEndpoint');
-    const row = await this.store.insertEndpoint({
+    const row = await this.endpoints.insert({
       publicId,
       companyId: company.id,
       url: input.url,
       types,
-      sealedSecret: this.box().seal(secret, publicId),
-      position: await this.store.head(),
+      sealedSecret: this.keys.box.seal(secret, publicId),
+      position: await this.endpoints.head(),
     });
     const { failing_since: _, ...added } = summary(row);
     return { ...added, secret };
@@ -73,13 +77,13 @@ export class WebhooksService {
 
   async list(company?: string): Promise<EndpointSummary[]> {
     const companyId = company === undefined ? undefined : (await this.companies.get(company)).id;
-    return (await this.store.listEndpoints(companyId)).map(summary);
+    return (await this.endpoints.list(companyId)).map(summary);
   }
 
   /** Deletes the endpoint and its delivery records; jobs still queued for it finish without sending. */
   async remove(endpointId: string): Promise<{ endpoint_id: string; company_id: string; removed: true }> {
     const endpoint = await this.get(endpointId);
-    await this.store.deleteEndpoint(endpoint.id);
+    await this.endpoints.delete(endpoint.id);
     return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, removed: true };
   }
 
@@ -89,9 +93,9 @@ export class WebhooksService {
   ): Promise<{ endpoint_id: string; company_id: string; secret: string; previous_secret_expires_at: string }> {
     const endpoint = await this.get(endpointId);
     const secret = generateSigningSecret();
-    const until = await this.store.rotateSecret(
+    const until = await this.endpoints.rotateSecret(
       endpoint.id,
-      this.box().seal(secret, endpoint.public_id),
+      this.keys.box.seal(secret, endpoint.public_id),
       this.config.webhooks.secretOverlapSeconds,
     );
     if (!until) {
@@ -107,13 +111,13 @@ export class WebhooksService {
   /** Ends the previous secret's overlap now (it leaked, or the receiver switched): events carry the current signature only. */
   async expirePreviousSecret(endpointId: string): Promise<{ endpoint_id: string; company_id: string; expired: boolean }> {
     const endpoint = await this.get(endpointId);
-    const expired = await this.store.expirePreviousSecret(endpoint.id);
+    const expired = await this.endpoints.expirePreviousSecret(endpoint.id);
     return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, expired };
   }
 
   async deliveries(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
     const endpoint = await this.get(endpointId);
-    return this.store.deliveries(endpoint.id, limit, status);
+    return this.deliveryRecords.list(endpoint.id, limit, status);
   }
 
   /**
@@ -130,7 +134,7 @@ export class WebhooksService {
     const since = Instant.parse(from);
     let after: FeedPosition = since
       ? await positionAt(
-          async (sql, params) => (await this.store.pool.query<{ epoch: string; horizon: string }>(sql, params)).rows,
+          async (sql, params) => (await this.deliveryRecords.db.query<{ epoch: string; horizon: string }>(sql, params)).rows,
           since.iso,
         )
       : this.openCursor(endpoint, from);
@@ -140,9 +144,7 @@ export class WebhooksService {
       const { rows: page } = await this.dispatcher.read(endpoint, after, REPLAY_PAGE);
       const rows = page.filter((row) => comparePositions([row.epoch, row.xid, row.seq], until) <= 0);
       if (rows.length) {
-        await this.store.transaction((sql) =>
-          this.store.insertDeliveries(sql, endpoint.id, this.dispatcher.deliveriesOf(endpoint, rows), true),
-        );
+        await this.deliveryRecords.createReplays(this.deliveryRecords.db, endpoint.id, this.dispatcher.deliveriesOf(endpoint, rows));
         queued += rows.length;
       }
       if (rows.length < REPLAY_PAGE) break;
@@ -166,29 +168,25 @@ export class WebhooksService {
 
   private async get(endpointId: string): Promise<EndpointRow> {
     const id = parseId('webhookEndpoint', endpointId);
-    const endpoint = id ? await this.store.endpoint(id) : null;
+    const endpoint = id ? await this.endpoints.byPublicId(id) : null;
     if (!endpoint) throw new AdminError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
     return endpoint;
   }
 
+  /**
+   * The destination policy's judgement at registration: the URL, then (when the name resolves
+   * now) every address it resolves to. A name that does not resolve yet is accepted: the
+   * transport judges again before every connection.
+   */
   private async checkDestination(url: string): Promise<void> {
-    const { allowPrivate } = this.config.webhooks;
-    const refused = refusedUrl(url, allowPrivate);
+    const refused = this.policy.refusedUrl(url);
     if (refused) throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${refused}`);
-    if (allowPrivate) return;
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    const addresses = await lookup(host, { all: true, verbatim: true }).catch(() => []);
-    for (const { address } of addresses) {
-      const why = refusedAddress(address);
-      if (why) throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${host} resolves to ${address}: ${why}`);
-    }
-  }
-
-  private box(): SecretBox {
-    if (!this.secrets.webhookSecretKey) {
-      throw new AdminError('INVALID_CONFIGURATION', 'WEBHOOK_SECRET_KEY is required to keep webhook signing secrets (NODE_ENV=production)');
-    }
-    return new SecretBox(this.secrets.webhookSecretKey);
+    const host = hostOf(new URL(url));
+    await this.policy.destination(host).catch((error: Error) => {
+      if (error instanceof DestinationRefused) {
+        throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${host} resolves to ${error.address}: ${error.message}`);
+      }
+    });
   }
 }
 

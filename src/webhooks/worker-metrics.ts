@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
-import { WebhookStore } from './webhook-store';
+import { OwnerPool } from '../database/owner-pool';
 import { CHANGE_OBJECTS } from '../changes/change.vocabulary';
 import { FEED_HORIZON, feedWindow } from '../changes/changes.repository';
 
@@ -35,11 +35,10 @@ export class WorkerMetrics implements OnModuleInit {
 
   constructor(
     private readonly metrics: Metrics,
-    private readonly store: WebhookStore,
+    private readonly db: OwnerPool,
   ) {}
 
   onModuleInit(): void {
-    this.metrics.watchPool('webhooks', this.store.pool);
     const read = (pick: (b: Backlog) => number) => async () => pick(await this.backlog());
     this.metrics.gauge(
       'change_feed_lag_seconds',
@@ -64,7 +63,7 @@ export class WorkerMetrics implements OnModuleInit {
   private backlog(): Promise<Backlog> {
     const now = Date.now();
     if (!this.reading || now - this.reading.at > FRESH_MS) {
-      const backlog = this.store.pool.query<Backlog>(BACKLOG_SQL).then((r) => r.rows[0]);
+      const backlog = this.db.pool.query<Backlog>(BACKLOG_SQL).then((r) => r.rows[0]);
       backlog.catch(() => (this.reading = undefined));
       this.reading = { at: now, backlog };
     }

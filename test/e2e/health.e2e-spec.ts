@@ -153,7 +153,7 @@ describe('the webhook worker through PostgreSQL restarts', () => {
       worker.stderr!.on('data', (d) => (output += d));
       await eventually(async () => {
         if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
-        return output.includes('webhook worker running');
+        return output.includes('worker running:');
       }, 90_000);
 
       // A steady flow of changes; a write caught by a restart is tried again (and, if its commit

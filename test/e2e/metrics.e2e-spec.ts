@@ -15,7 +15,7 @@ import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
-/** The worker's gauges beside the API's, as in a process running WEBHOOK_WORKER=1, without its loops. */
+/** The worker's gauges beside the API's, as in a process running WORKER=1, without its loops. */
 @Module({ imports: [WebhooksModule], providers: [WorkerMetrics] })
 class WorkerGauges {}
 
@@ -99,7 +99,7 @@ describe('metrics (METRICS_PORT)', () => {
     expect(samples.some((s) => s.name === `${METRIC_PREFIX}audit_queue_rows`)).toBe(true);
     expect(value(samples, 'db_pool_connections', { pool: 'api' })).toBeGreaterThan(0);
     expect(samples.filter((s) => s.name === `${METRIC_PREFIX}db_pool_connections`).map((s) => s.labels.pool)).toEqual(
-      expect.arrayContaining(['api', 'audit', 'webhooks']),
+      expect.arrayContaining(['api', 'audit', 'owner']),
     );
     expect(value(samples, 'db_pool_wait_seconds_count', { pool: 'api' })).toBeGreaterThan(0);
     expect(value(samples, 'dependency_up', { dependency: 'postgres' })).toBe(1);

@@ -9,8 +9,12 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { freePort } from '../../src/database/embedded-postgres';
-import { refusedAddress } from '../../src/webhooks/webhook-transport';
-import { WebhookStore } from '../../src/webhooks/webhook-store';
+import { refusedAddress } from '../../src/webhooks/webhook-destination';
+import { WebhookDeliveries } from '../../src/webhooks/webhook-deliveries.repository';
+import { WebhookEndpoints } from '../../src/webhooks/webhook-endpoints.repository';
+import { SigningKeys } from '../../src/webhooks/webhook-secrets';
+import { OwnerPool } from '../../src/database/owner-pool';
+import { Metrics } from '../../src/metrics/metrics';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { CHANGE_OBJECTS, ChangeObject } from '../../src/changes/change.vocabulary';
 import { feedBinding } from '../../src/changes/changes.service';
@@ -42,7 +46,7 @@ const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
 /** A compressed retry schedule (1, 2 and 4 seconds, ±20%): three retries, then the delivery gives up. */
 const SCHEDULE = [1, 2, 4];
 const WORKER_ENV = {
-  WEBHOOK_WORKER: '1',
+  WORKER: '1',
   WEBHOOK_ALLOW_PRIVATE: '1',
   WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','),
   WEBHOOK_POLL_MS: '50',
@@ -70,7 +74,7 @@ describe('webhooks: a worker in the API process', () => {
   const receivers: WebhookReceiver[] = [];
 
   let admin: WebhooksService;
-  let adminStore: WebhookStore;
+  let adminPool: OwnerPool;
 
   beforeAll(async () => {
     db = await ownerDataSource();
@@ -78,19 +82,21 @@ describe('webhooks: a worker in the API process', () => {
     http = request(app.getHttpServer());
     // The admin service as the CLI builds it (the schema owner's connections), without its process.
     const api = assertTestDatabase(process.env.TEST_DATABASE_URL);
-    adminStore = new WebhookStore(new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api));
+    const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: '1' });
+    adminPool = new OwnerPool(new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api), config, new Metrics(false));
     admin = new WebhooksService(
-      adminStore,
+      new WebhookEndpoints(adminPool),
+      new WebhookDeliveries(adminPool),
       undefined as never, // the dispatcher: replays only, which these tests run through the CLI
       new CompaniesService(new CompaniesRepository(db)),
       new CursorCodec(TEST_CURSOR_SECRET),
-      loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: '1' }),
-      new RuntimeSecrets(TEST_CURSOR_SECRET, '', [], TEST_WEBHOOK_SECRET_KEY),
+      config,
+      new SigningKeys(new RuntimeSecrets(TEST_CURSOR_SECRET, '', [], TEST_WEBHOOK_SECRET_KEY)),
     );
   });
 
   afterAll(async () => {
-    await adminStore?.onApplicationShutdown();
+    await adminPool?.onApplicationShutdown();
     await Promise.all(receivers.map((r) => r.close()));
     await app?.close();
     await db?.destroy();
@@ -548,7 +554,7 @@ describe('webhooks: a worker in the API process', () => {
        WHERE id = (SELECT min(d.id) FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.public_id = $1)`,
       [endpoint.endpoint_id],
     );
-    expect(await app.get(WebhookStore).purgeDeliveries(30)).toBeGreaterThanOrEqual(1);
+    expect(await app.get(WebhookDeliveries).purge(30)).toBeGreaterThanOrEqual(1);
     expect(await deliveriesOf(endpoint)).toHaveLength(1);
   });
 });
@@ -598,7 +604,7 @@ describe('webhook workers: several processes on one database', () => {
     worker.stderr!.on('data', (d) => (output += d));
     await eventually(async () => {
       if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
-      return output.includes('webhook worker running');
+      return output.includes('worker running:');
     }, 90_000);
     return { process: worker, output: () => output };
   }

@@ -2,7 +2,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
+import { AppConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
+import { OwnerPool } from '../../src/database/owner-pool';
+import { Metrics } from '../../src/metrics/metrics';
 import { DocumentRefresher } from '../../src/recordings/document-refresher';
 import { DOCUMENT_FORMAT } from '../../src/recordings/recording.sql';
 import { RecordingKind, RECORDING_KINDS } from '../../src/recordings/recording.vocabulary';
@@ -24,6 +27,7 @@ let owner: DataSource;
 let app: NestExpressApplication;
 let repo: RecordingsRepository;
 let refresher: DocumentRefresher;
+let ownerPool: OwnerPool;
 let company: Company;
 let factory: RecordingsFactory;
 let ana: UserRef;
@@ -34,7 +38,8 @@ const records: Array<Ref & { kind: RecordingKind }> = [];
 beforeAll(async () => {
   [owner, app] = await Promise.all([ownerDataSource(), createTestApp()]);
   repo = app.get(RecordingsRepository);
-  refresher = new DocumentRefresher(app.get(DatabaseUrls));
+  ownerPool = new OwnerPool(app.get(DatabaseUrls), app.get(AppConfig), new Metrics(false));
+  refresher = new DocumentRefresher(ownerPool);
   company = await createCompany(owner);
   factory = new RecordingsFactory(owner, company.id);
   ana = await factory.user({ name: 'Ana Lima', email: `ana.${company.publicId}@example.com` });
@@ -67,7 +72,7 @@ beforeAll(async () => {
     records.push({ kind, ...(await factory.recording(kind, { owner: bruno, audience: 'internal' })) });
   }
 });
-afterAll(() => Promise.all([owner.destroy(), app.close(), refresher.onModuleDestroy()]));
+afterAll(() => Promise.all([owner.destroy(), app.close(), ownerPool.onApplicationShutdown()]));
 
 /** What the API answers for `r` now (the stored document when current, else rendered live). */
 const read = async (r: { kind: RecordingKind; publicId: string }) =>

@@ -30,7 +30,7 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv = {}): Promise<
       CURSOR_SECRET: TEST_PROCESS_CURSOR_SECRET,
       JWT_PRIVATE_KEY: testSigningKey(),
       DATA_DIR: `${process.env.TEST_ROOT}/process-data-${port}`,
-      WEBHOOK_WORKER: '0',
+      WORKER: '0',
       SHUTDOWN_DELAY_MS: '0',
       ...UNREACHED_RATE_LIMITS,
       ...env,

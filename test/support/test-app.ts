@@ -62,7 +62,7 @@ export async function createTestApp(
     JWT_PRIVATE_KEY: testSigningKey(),
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
     // A test app sends webhooks only when its test asks for the worker.
-    WEBHOOK_WORKER: '0',
+    WORKER: '0',
     LOG_FORMAT: 'json',
     ...UNREACHED_RATE_LIMITS,
     ...options.env,

@@ -19,6 +19,7 @@ import { ChangeHorizons1765400000000 } from './1765400000000-change-horizons';
 import { FeedEpochs1765500000000 } from './1765500000000-feed-epochs';
 import { EpochLives1765600000000 } from './1765600000000-epoch-lives';
 import { ReaderEpochFloor1765700000000 } from './1765700000000-reader-epoch-floor';
+import { DeliveryLeases1765800000000 } from './1765800000000-delivery-leases';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   FeedEpochs1765500000000,
   EpochLives1765600000000,
   ReaderEpochFloor1765700000000,
+  DeliveryLeases1765800000000,
 ];

@@ -1,0 +1,278 @@
+import { Injectable } from '@nestjs/common';
+import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.repository';
+import { OwnerPool, Sql } from '../database/owner-pool';
+import { iso } from '../database/sql';
+import { ENDPOINT_COLUMNS, EndpointRow } from './webhook-endpoints.repository';
+import { DeliveryStatus, EndpointState, QUEUE } from './webhook.vocabulary';
+
+/** The schema pg-boss keeps its tables in. */
+export const QUEUE_SCHEMA = 'pgboss';
+
+/** One run of one job: pg-boss counts a job's runs in `retry_count` (a run that expired comes back with the same id). */
+export interface JobRun {
+  id: string;
+  run: number;
+}
+
+/** One delivery as `webhooks:deliveries` lists it. */
+export interface DeliveryRow {
+  delivery_id: string;
+  change_id: string;
+  event_type: string;
+  replay: boolean;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  committed_at: string;
+  created_at: string;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+/** A delivery to send: its id, the change it reports and the body exactly as signed. */
+export interface Sendable {
+  id: string;
+  change_id: string;
+  payload: string;
+  attempts: number;
+}
+
+/** What one attempt at one delivery came to, and what follows. */
+export interface Outcome {
+  id: string;
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+  /** The delivery's state after this attempt, and when it is next tried (pending only). */
+  next: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/** A new delivery: one change entry for one endpoint. */
+export interface NewDelivery {
+  change_id: string;
+  event_type: string;
+  committed_at: string;
+  payload: string;
+}
+
+/**
+ * THE LEASE RULE, the only one: job `job` holds what it was given (an endpoint's batch, the
+ * deliveries in it) while pg-boss has it waiting, waiting to retry or running. It stops holding
+ * when the job completes, which happens in the transaction that records its outcomes, or when the
+ * queue lets it go (cancelled, failed for good, dropped after its keep time). How long a job waited
+ * in the queue or ran never matters: an expired run is pg-boss's to hand to another worker, under
+ * the same id, still holding its batch.
+ */
+export const jobHolds = (job: string) =>
+  `EXISTS (SELECT 1 FROM ${QUEUE_SCHEMA}.job j WHERE j.name = '${QUEUE}' AND j.id = ${job} AND j.state < 'completed')`;
+
+/** An endpoint (`e`) with no batch outstanding. */
+const BATCH_IDLE = `(e.batch_job IS NULL OR NOT ${jobHolds('e.batch_job')})`;
+
+/** A delivery (`d`) due for an attempt: its time has come, or the job it was given to no longer holds it. */
+const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id IS NOT NULL AND NOT ${jobHolds('d.job_id')})))`;
+
+/**
+ * The delivery state machine: every state and transition of a webhook delivery and of an
+ * endpoint's batch, each one statement here. The services decide when; nothing else writes these
+ * columns.
+ *
+ *   delivery:  pending ─due─▶ (held by job J) ─record─▶ delivered | failed | pending(due at its retry time)
+ *                                     └──────putBack──▶ pending(due now, no attempt counted)
+ *              held by J and J no longer holds (jobHolds) ─▶ due again, as if put back (at least once)
+ *   endpoint:  idle ─openBatch(J)─▶ outstanding(J) ─closeBatch(J)─▶ idle
+ *              outstanding(J) and J no longer holds ─▶ idle
+ *
+ * `pending` has two faces, told apart by which column is set (a check constraint keeps exactly
+ * one): `next_attempt_at` (due then) or `job_id` (held). Only the job's current run may record,
+ * put back or close (`ownRun`, then statements that name the job): a run that expired and was
+ * handed on finds the job no longer its own and writes nothing.
+ */
+@Injectable()
+export class WebhookDeliveries {
+  constructor(readonly db: OwnerPool) {}
+
+  // ── the dispatcher's side ────────────────────────────────────────────────────────────────
+
+  /**
+   * Endpoints with something to dispatch: an idle batch, and either a delivery due or an entry of
+   * their company and types after their position and below the horizon. One statement for every
+   * endpoint, so an idle dispatcher costs one query a poll; ids only (the entries themselves are
+   * read in the tenant's own transaction, under row-level security).
+   */
+  async endpointsWithWork(): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT e.id::text AS id FROM webhook_endpoints e, (${FEED_HORIZON}) h
+       WHERE ${BATCH_IDLE}
+         AND (EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND ${DUE})
+              OR ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])})
+       ORDER BY e.id`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Moves idle endpoints that follow some types only past the entries of other types (to the
+   * horizon, when nothing of theirs lies before it), so their next look starts there.
+   */
+  async skipUnfollowed(): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `UPDATE webhook_endpoints e SET position_epoch = h.live, position_xid = h.horizon, position_seq = 0
+       FROM (${FEED_HORIZON}) h
+       WHERE e.types IS NOT NULL AND ${BATCH_IDLE} AND (e.position_epoch, e.position_xid) < (h.live, h.horizon)
+         AND NOT ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}`,
+    );
+    return rowCount ?? 0;
+  }
+
+  /** The endpoint's row locked for building its next batch, when its batch is idle and no other worker holds the row. */
+  async takeIdle(sql: Sql, id: string): Promise<EndpointRow | null> {
+    const { rows } = await sql.query<EndpointRow>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
+       WHERE e.id = $1 AND ${BATCH_IDLE} FOR NO KEY UPDATE OF e SKIP LOCKED`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Up to `limit` of the endpoint's due deliveries (oldest due first), locked for this transaction. */
+  async due(sql: Sql, endpointId: string, limit: number): Promise<string[]> {
+    const { rows } = await sql.query<{ id: string }>(
+      `SELECT d.id::text AS id FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND ${DUE}
+       ORDER BY d.next_attempt_at NULLS FIRST, d.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [endpointId, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** due ─▶ held by `job`. */
+  async hold(sql: Sql, job: string, ids: readonly string[]): Promise<void> {
+    if (ids.length) await sql.query('UPDATE webhook_deliveries SET next_attempt_at = NULL, job_id = $2 WHERE id = ANY ($1::bigint[])', [ids, job]);
+  }
+
+  /** New deliveries from the feed, held by `job`. */
+  async create(sql: Sql, endpointId: string, job: string, deliveries: readonly NewDelivery[]): Promise<void> {
+    if (!deliveries.length) return;
+    await sql.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, change_id, event_type, committed_at, payload, job_id)
+       SELECT $1, d.change_id, d.event_type, d.committed_at, d.payload, $3
+       FROM jsonb_to_recordset($2::jsonb) AS d(change_id text, event_type text, committed_at timestamptz, payload text)`,
+      [endpointId, JSON.stringify(deliveries), job],
+    );
+  }
+
+  /** New deliveries of a replay: due at once, taken by the endpoint's next batches. */
+  async createReplays(sql: Sql, endpointId: string, deliveries: readonly NewDelivery[]): Promise<void> {
+    await sql.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, change_id, event_type, committed_at, payload, replay, next_attempt_at)
+       SELECT $1, d.change_id, d.event_type, d.committed_at, d.payload, true, now()
+       FROM jsonb_to_recordset($2::jsonb) AS d(change_id text, event_type text, committed_at timestamptz, payload text)`,
+      [endpointId, JSON.stringify(deliveries)],
+    );
+  }
+
+  /** idle ─▶ outstanding(`job`), the endpoint's position moved past what the batch took from the feed. */
+  async openBatch(sql: Sql, endpointId: string, job: string, position: FeedPosition): Promise<void> {
+    await sql.query(
+      'UPDATE webhook_endpoints SET position_epoch = $2, position_xid = $3::xid8, position_seq = $4, batch_job = $5 WHERE id = $1',
+      [endpointId, ...position, job],
+    );
+  }
+
+  // ── the sender's side: a job's run ───────────────────────────────────────────────────────
+
+  /** What `job` holds and has not settled, in order. */
+  async heldBy(job: string): Promise<Sendable[]> {
+    const { rows } = await this.db.query<Sendable>(
+      `SELECT id::text AS id, change_id, payload, attempts FROM webhook_deliveries
+       WHERE job_id = $1 AND status = 'pending' ORDER BY id`,
+      [job],
+    );
+    return rows;
+  }
+
+  /**
+   * True when `run` is the job's current run, its row then locked until the caller's transaction
+   * ends (pg-boss's expiry cannot hand it on meanwhile). False when the run expired: another run
+   * of the job sends and records.
+   */
+  async ownRun(sql: Sql, run: JobRun): Promise<boolean> {
+    const { rows } = await sql.query(
+      `SELECT 1 FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 FOR UPDATE`,
+      [QUEUE, run.id, run.run],
+    );
+    return rows.length > 0;
+  }
+
+  /** held by `job` ─▶ delivered | failed | pending (due at its retry time): every outcome of a run in one statement. */
+  async record(sql: Sql, job: string, outcomes: readonly Outcome[]): Promise<void> {
+    if (!outcomes.length) return;
+    await sql.query(
+      `UPDATE webhook_deliveries d SET
+         attempts = d.attempts + 1, last_status = o.status, last_error = o.error, last_latency_ms = o.latency_ms,
+         status = o.next, last_attempt_at = now(), next_attempt_at = o.next_attempt_at, job_id = NULL,
+         delivered_at = CASE WHEN o.next = 'delivered' THEN now() END
+       FROM jsonb_to_recordset($2::jsonb) AS o(id bigint, status integer, error text, latency_ms integer, next text, next_attempt_at timestamptz)
+       WHERE d.id = o.id AND d.job_id = $1`,
+      [
+        job,
+        JSON.stringify(
+          outcomes.map((o) => ({
+            id: o.id,
+            status: o.status,
+            error: o.error,
+            latency_ms: o.latencyMs,
+            next: o.next,
+            next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+          })),
+        ),
+      ],
+    );
+  }
+
+  /** held by `job`, not attempted (the run's deadline, a shutdown) ─▶ due now, no attempt counted. */
+  async putBack(sql: Sql, job: string): Promise<void> {
+    await sql.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), job_id = NULL WHERE job_id = $1 AND status = 'pending'`, [job]);
+  }
+
+  /** outstanding(`job`) ─▶ idle. */
+  async closeBatch(sql: Sql, endpointId: string, job: string): Promise<void> {
+    await sql.query('UPDATE webhook_endpoints SET batch_job = NULL WHERE id = $1 AND batch_job = $2', [endpointId, job]);
+  }
+
+  /** `failing` after a delivery gave up (since the first time), `active` again after a success. */
+  async markEndpoint(sql: Sql, endpointId: string, state: EndpointState): Promise<void> {
+    await sql.query(
+      `UPDATE webhook_endpoints SET state = $2, failing_since = CASE WHEN $2 = 'failing' THEN coalesce(failing_since, now()) END
+       WHERE id = $1 AND (state <> $2 OR $2 = 'failing')`,
+      [endpointId, state],
+    );
+  }
+
+  // ── history ──────────────────────────────────────────────────────────────────────────────
+
+  async list(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
+    const { rows } = await this.db.query<DeliveryRow>(
+      `SELECT public_id AS delivery_id, change_id, event_type, replay, status, attempts, last_status, last_error, last_latency_ms,
+         ${iso('committed_at')} AS committed_at, ${iso('created_at')} AS created_at, ${iso('last_attempt_at')} AS last_attempt_at,
+         ${iso('next_attempt_at')} AS next_attempt_at, ${iso('delivered_at')} AS delivered_at
+       FROM webhook_deliveries WHERE endpoint_id = $1 AND ($3::text IS NULL OR status = $3)
+       ORDER BY id DESC LIMIT $2`,
+      [endpointId, limit, status ?? null],
+    );
+    return rows;
+  }
+
+  /** Deletes settled delivery records created more than `days` ago; returns how many. */
+  async purge(days: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(days => $1) AND status <> 'pending'`,
+      [days],
+    );
+    return rowCount ?? 0;
+  }
+}

@@ -1,0 +1,158 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AuditMaintenance } from '../audit/audit-maintenance';
+import { ChangeCompaction, HORIZON_MARK_SECONDS } from '../changes/change-compaction';
+import { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
+import { DocumentRefresher } from '../recordings/document-refresher';
+import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
+import { Job, WebhookQueue } from '../webhooks/webhook-queue';
+import { SigningKeys } from '../webhooks/webhook-secrets';
+import { WebhookSender } from '../webhooks/webhook-sender';
+import { BackgroundLoop, LoopWork } from './background-loop';
+
+/** How often a sender with free job slots asks the queue when nothing woke it (jobs another worker queued). */
+const FETCH_INTERVAL_MS = 250;
+/** How long an idle read-model refresher waits before it looks again. */
+export const DOCUMENT_POLL_MS = 500;
+const HOUR_MS = 3_600_000;
+
+/**
+ * The worker: every background loop of the service, listed once (`define`), run through one
+ * mechanism (BackgroundLoop). It runs in the API process (WORKER=1) or alone (`npm run worker`);
+ * any number of workers share one database. Start-up checks what the loops need once (the webhook
+ * signing key) and refuses to start without it; the queue then starts in the background and keeps
+ * trying while the database is away (the API process serves meanwhile). `ready` settles once the
+ * loops run. Shutdown: no new attempt starts, each loop finishes its run, running jobs put back
+ * what they have not sent, the queue stops; the connections close after (application shutdown).
+ */
+@Injectable()
+export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Worker');
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+  readonly loops: BackgroundLoop[];
+  /** Resolves once the queue is started and the loops run. */
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly keys: SigningKeys,
+    private readonly queue: WebhookQueue,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly sender: WebhookSender,
+    private readonly deliveries: WebhookDeliveries,
+    private readonly refresher: DocumentRefresher,
+    private readonly compaction: ChangeCompaction,
+    private readonly audit: AuditMaintenance,
+    metrics: Metrics,
+  ) {
+    this.loops = this.define();
+    metrics.gauge('worker_loop_up', 'The worker loops this process runs (1 each), by name.', [
+      ...this.loops.map((loop) => ({ labels: { loop: loop.name }, read: () => (this.stopped ? 0 : 1) })),
+    ]);
+    metrics.counter('worker_loop_runs_total', 'Runs of each worker loop since start, by outcome.', [
+      ...this.loops.flatMap((loop) => [
+        { labels: { loop: loop.name, outcome: 'ok' }, read: () => loop.stats.runs },
+        { labels: { loop: loop.name, outcome: 'failed' }, read: () => loop.stats.failures },
+      ]),
+    ]);
+  }
+
+  /** Every loop of the worker, with how often it runs when idle. */
+  private define(): BackgroundLoop[] {
+    const { webhooks, changes } = this.config;
+    const loop = (name: string, everyMs: number, work: LoopWork) => new BackgroundLoop(name, everyMs, work, this.logger);
+    return [
+      // Builds each endpoint's next batch from its due deliveries and its feed; wakes the sender.
+      loop('webhook-dispatch', webhooks.pollMs, async () => {
+        if (await this.dispatcher.dispatch()) this.loop('webhook-send').wake();
+      }),
+      // Runs queued batches in up to WEBHOOK_JOB_SLOTS jobs at once.
+      loop('webhook-send', FETCH_INTERVAL_MS, () => this.fetchJobs()),
+      // Settled delivery records older than WEBHOOK_RETENTION_DAYS.
+      loop('webhook-retention', HOUR_MS, async () => {
+        const purged = await this.deliveries.purge(webhooks.retentionDays);
+        if (purged) this.logger.log(`deleted ${purged} webhook delivery records older than ${webhooks.retentionDays} days`);
+      }),
+      // The read model (recording_documents) until nothing waits.
+      loop('documents-refresh', DOCUMENT_POLL_MS, async () => {
+        const run = await this.refresher.refreshAll(() => this.stopped);
+        if (run.rendered) this.logger.debug(`rendered ${run.rendered} documents in ${run.batches} batches`);
+      }),
+      // The feed's horizon marks, which turn an instant into a position (replays from a date-time).
+      loop('change-horizon', HORIZON_MARK_SECONDS * 1000, () => this.compaction.markHorizon()),
+      // The change log's old entries merged into their object's newest (one instance at a time).
+      ...(changes.compactIntervalSeconds
+        ? [
+            loop('change-compaction', changes.compactIntervalSeconds * 1000, async () => {
+              const run = await this.compaction.compact();
+              if (run.merged) this.logger.log(`compacted the change log: ${run.merged} objects in ${run.batches} batches`);
+            }),
+          ]
+        : []),
+      // The audit trail's coming months, so a service that runs for months never lacks a partition.
+      loop('audit-partitions', 24 * HOUR_MS, async () => {
+        const created = await this.audit.ensureAhead();
+        if (created.length) this.logger.log(`created audit partitions ${created.join(', ')}`);
+      }),
+    ];
+  }
+
+  private loop(name: string): BackgroundLoop {
+    return this.loops.find((l) => l.name === name)!;
+  }
+
+  onApplicationBootstrap(): void {
+    void this.keys.box; // WEBHOOK_SECRET_KEY, checked once: without it the worker does not start
+    this.ready = this.start();
+    this.ready.catch(() => undefined); // reported by start(); an awaiting caller sees it too
+  }
+
+  private async start(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.queue.start(true);
+        break;
+      } catch (error) {
+        const wait = Math.min(30_000, 500 * 2 ** attempt);
+        this.logger.warn(`the webhook queue could not start (${(error as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+    if (this.stopped) return;
+    for (const loop of this.loops) loop.start();
+    this.logger.log(`worker running: ${this.loops.map((l) => `${l.name} (every ${l.everyMs} ms)`).join(', ')}`);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.sender.stop(); // running jobs put back what they have not sent: shutdown waits one attempt at most
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await Promise.all(this.running);
+    await this.queue.stop();
+  }
+
+  /** Fills the free job slots from the queue; each job runs on its own, and when it ends the dispatcher and the sender look again. */
+  private async fetchJobs(): Promise<void> {
+    const free = this.config.webhooks.jobSlots - this.running.size;
+    if (free <= 0 || this.stopped) return;
+    for (const job of await this.queue.fetch(free)) this.run(job);
+  }
+
+  private run(job: Job): void {
+    const run = this.sender
+      .run(job)
+      .then((attempted) => this.logger.debug(`sent a batch of ${attempted} to endpoint ${job.data.endpoint_id}`))
+      .catch(async (error: Error) => {
+        this.logger.warn(`webhook job ${job.id} failed, pg-boss retries it: ${error.message}`);
+        await this.queue.fail(job, error).catch(() => undefined);
+      })
+      .finally(() => {
+        this.running.delete(run);
+        this.loop('webhook-dispatch').wake(); // the endpoint may have more
+        this.loop('webhook-send').wake();
+      });
+    this.running.add(run);
+  }
+}
