@@ -1,12 +1,14 @@
+import { ChildProcess } from 'node:child_process';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { ShutdownState } from '../../src/common/http/shutdown-state';
 import { startFaultsCluster, stopFaultsCluster } from '../support/postgres-control';
 import { createClient, requestToken } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { createTestApp, eventually, ownerDataSource, sleep } from '../support/test-app';
+import { createTestApp, eventually, ownerDataSource, sleep, TEST_WEBHOOK_SECRET_KEY } from '../support/test-app';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
-import { runCli, spawnWorker } from '../support/cli';
+import { runCli, startWorker } from '../support/cli';
+import { startServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 describe('health probes', () => {
@@ -126,8 +128,21 @@ describe('health probes', () => {
 
 // After the probes, in the same file: this suite owns the disposable cluster, and jest runs a
 // file's blocks one after another, so nothing else stops it meanwhile.
-describe('the webhook worker through PostgreSQL restarts', () => {
-  it('never exits, and delivers every change committed around three restarts at random moments', async () => {
+describe('the worker through PostgreSQL restarts', () => {
+  /** The two ways the worker runs: alone, and in the API process. */
+  const ways: Array<[string, (env: NodeJS.ProcessEnv) => Promise<{ child: ChildProcess; output: () => string }>]> = [
+    ['npm run worker', async (env) => startWorker(env).then((w) => ({ child: w.process, output: w.output }))],
+    [
+      'the API process with WORKER=1',
+      async (env) => {
+        const api = await startServiceProcess({ ...env, WORKER: '1', WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY });
+        await eventually(async () => api.output().includes('worker running:'), 90_000);
+        return api;
+      },
+    ],
+  ];
+
+  it.each(ways)('%s never exits, and delivers every change committed around three restarts at random moments', async (_way, start) => {
     const owner = await ownerDataSource(true);
     const rx = await WebhookReceiver.start();
     const env = {
@@ -141,20 +156,14 @@ describe('the webhook worker through PostgreSQL restarts', () => {
       METRICS_PORT: 'off',
       LOG_LEVEL: 'info',
     };
+    const { child: worker, output: logged } = await start(env);
     let output = '';
-    const worker = spawnWorker(env);
     try {
       const company = await createCompany(owner);
       const people = new RecordingsFactory(owner, company.id);
       const seller = await people.user();
       const added = await runCli(env, 'webhooks:add', '--company', company.publicId, '--url', rx.url, '--json');
       if (added.code !== 0) throw new Error(`webhooks:add: ${added.stdout} ${added.stderr}`);
-      worker.stdout!.on('data', (d) => (output += d));
-      worker.stderr!.on('data', (d) => (output += d));
-      await eventually(async () => {
-        if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
-        return output.includes('worker running:');
-      }, 90_000);
 
       // A steady flow of changes; a write caught by a restart is tried again (and, if its commit
       // was lost on the way back, it is simply not expected).
@@ -181,6 +190,7 @@ describe('the webhook worker through PostgreSQL restarts', () => {
       expect(committed.length).toBeGreaterThan(10);
       const delivered = () => new Set(rx.received.map((r) => r.event.data.object_id));
       await eventually(async () => {
+        output = logged();
         if (worker.exitCode !== null || worker.signalCode !== null) throw new Error(`the worker exited: ${output}`);
         const seen = delivered();
         return committed.every((id) => seen.has(id));
@@ -191,7 +201,7 @@ describe('the webhook worker through PostgreSQL restarts', () => {
         );
       });
       expect([worker.exitCode, worker.signalCode]).toEqual([null, null]);
-      expect(output).toMatch(/connection lost|terminat/i); // it did see the restarts
+      expect(logged()).toMatch(/connection lost|terminat/i); // it did see the restarts
     } finally {
       worker.kill('SIGKILL');
       await rx.close();

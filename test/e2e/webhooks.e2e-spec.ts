@@ -18,7 +18,7 @@ import { Metrics } from '../../src/metrics/metrics';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { CHANGE_OBJECTS, ChangeObject } from '../../src/changes/change.vocabulary';
 import { feedBinding } from '../../src/changes/changes.service';
-import { runCli, spawnWorker } from '../support/cli';
+import { runCli, startWorker as startWorkerProcess } from '../support/cli';
 import { ChangeEntry, FeedReader } from '../support/feed';
 import { createClient } from '../support/credentials';
 import { createTenant, Tenant } from '../support/tenant';
@@ -595,19 +595,7 @@ describe('webhook workers: several processes on one database', () => {
     await db?.destroy();
   });
 
-  /** A worker process, once it says it runs, and everything it logs. */
-  async function startWorker(): Promise<{ process: ChildProcess; output: () => string }> {
-    const worker = spawnWorker(PROCESS_ENV);
-    workers.push(worker);
-    let output = '';
-    worker.stdout!.on('data', (d) => (output += d));
-    worker.stderr!.on('data', (d) => (output += d));
-    await eventually(async () => {
-      if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
-      return output.includes('worker running:');
-    }, 90_000);
-    return { process: worker, output: () => output };
-  }
+  const startWorker = () => startWorkerProcess(PROCESS_ENV, workers);
 
   async function endpointFor(t: Tenant, rx: WebhookReceiver): Promise<string> {
     const out = await runCli({ WEBHOOK_ALLOW_PRIVATE: '1' }, 'webhooks:add', '--company', t.company.publicId, '--url', rx.url, '--json');

@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { assertTestDatabase, TEST_WEBHOOK_SECRET_KEY } from './test-app';
+import { assertTestDatabase, eventually, TEST_WEBHOOK_SECRET_KEY } from './test-app';
 
 const run = promisify(execFile);
 
@@ -44,8 +44,25 @@ export function spawnCli(env: NodeJS.ProcessEnv, ...args: string[]): ChildProces
   return spawn(cli.command, cli.args, { env: cli.env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Starts the webhook worker (`npm run worker`) in its own process, as a deployment would, with the CLI's environment and `env`. */
+/** Starts the worker (`npm run worker`) in its own process, as a deployment would, with the CLI's environment and `env`. */
 export function spawnWorker(env: NodeJS.ProcessEnv): ChildProcess {
   const worker = cliProcess(env, [], 'src/worker.main.ts');
   return spawn(worker.command, worker.args, { env: worker.env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A worker process once it says its loops run (`worker running:`), and everything it has logged; `track` keeps it for the caller's cleanup. */
+export async function startWorker(
+  env: NodeJS.ProcessEnv,
+  track: ChildProcess[] = [],
+): Promise<{ process: ChildProcess; output: () => string }> {
+  const worker = spawnWorker(env);
+  track.push(worker);
+  let output = '';
+  worker.stdout!.on('data', (d) => (output += d));
+  worker.stderr!.on('data', (d) => (output += d));
+  await eventually(async () => {
+    if (worker.exitCode !== null) throw new Error(`the worker exited: ${output}`);
+    return output.includes('worker running:');
+  }, 90_000);
+  return { process: worker, output: () => output };
 }

@@ -20,6 +20,10 @@ export interface Received {
   at: number;
   /** Which attempt of this webhook-id it was, from 1. */
   attempt: number;
+  /** When its answer was sent or its connection closed (ms since the epoch); absent while in flight. */
+  doneAt?: number;
+  /** The status answered, when one was. */
+  answered?: number;
 }
 
 /** How to answer a request: a status after an optional delay (`hang`: never, until the receiver closes). */
@@ -64,6 +68,7 @@ export class WebhookReceiver {
       attempt: this.received.filter((r) => r.id === id).length + 1,
     };
     this.received.push(request);
+    res.once('close', () => (request.doneAt ??= Date.now()));
     const answer = this.answer(request);
     if (answer === 'hang') {
       this.hanging.add(res);
@@ -71,7 +76,8 @@ export class WebhookReceiver {
     }
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     res.writeHead(answer.status, answer.location ? { location: answer.location } : {});
-    res.end('ok');
+    request.answered = answer.status;
+    res.end('ok', () => (request.doneAt ??= Date.now()));
   }
 
   /** True when `request` verifies with `secret` (the standardwebhooks package, timestamp tolerance included). */
