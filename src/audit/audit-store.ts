@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { inTransaction } from '../database/transaction';
 import { ensureAuditSchema } from './audit-schema';
 
 /** Same server and database? (Roles may differ: the API role and the owner share a database.) */
@@ -16,19 +17,16 @@ export async function prepareAuditStore(ownerUrl: string, writerRole: string): P
   const client = new Client({ connectionString: ownerUrl, application_name: 'conversation-read-api-migrations' });
   await client.connect();
   try {
-    await client.query('BEGIN');
-    await ensureAuditSchema(client);
-    const { rows } = await client.query<{ me: string }>('SELECT current_user AS me');
-    if (rows[0].me !== writerRole) {
-      const role = `"${writerRole.replace(/"/g, '""')}"`;
-      await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-      await client.query(`REVOKE ALL ON TABLE audit_events FROM ${role}`);
-      await client.query(`GRANT INSERT ON TABLE audit_events TO ${role}`);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    await inTransaction(client, async () => {
+      await ensureAuditSchema(client);
+      const { rows } = await client.query<{ me: string }>('SELECT current_user AS me');
+      if (rows[0].me !== writerRole) {
+        const role = `"${writerRole.replace(/"/g, '""')}"`;
+        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+        await client.query(`REVOKE ALL ON TABLE audit_events FROM ${role}`);
+        await client.query(`GRANT INSERT ON TABLE audit_events TO ${role}`);
+      }
+    });
   } finally {
     await client.end();
   }

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { Metrics } from '../metrics/metrics';
 import { survivePoolErrors } from './pool-errors';
+import { inTransaction } from './transaction';
 
 /** What a statement runs on: the pool, or one connection inside a transaction. */
 export type Sql = Pick<PoolClient, 'query'>;
@@ -45,13 +46,7 @@ export class OwnerPool implements OnApplicationShutdown {
   async transaction<T>(work: (sql: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      return await inTransaction(client, () => work(client));
     } finally {
       client.release();
     }

@@ -7,6 +7,7 @@ import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
 import { Metrics, PoolLike, secondsSince } from '../metrics/metrics';
 import { PreparedStatements } from './prepared-statements';
+import { inTransaction } from './transaction';
 
 declare module '../common/http/request-context' {
   interface RequestStore {
@@ -113,25 +114,23 @@ export class TenantTransaction implements OnModuleInit {
     if (!/^\d+$/.test(companyId)) throw new Error('tenant transaction needs an internal company id');
     const runner = this.dataSource.createQueryRunner();
     const client = await this.connect(runner);
+    const sql = new TenantSql(client, this.prepared);
     try {
       // One round trip: the id is a validated integer, so it is inlined, not interpolated text.
       // Generic plans, always: left to choose, PostgreSQL kept planning the list query for
       // every request (4 ms, against 0.05 ms for the cached plan of the same shape), because
       // the generic plan's estimates looked costlier. Statements keep their values in
       // parameters except the page size (see limitClause), so a generic plan is the plan.
-      await client.query(
-        `BEGIN READ ONLY; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`,
+      const begin = `BEGIN READ ONLY; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`;
+      return await inTransaction(
+        client,
+        () =>
+          this.cls.run({ ifNested: 'inherit' }, () => {
+            this.cls.set('tenantSql', sql);
+            return work(sql);
+          }),
+        begin,
       );
-      const sql = new TenantSql(client, this.prepared);
-      const result = await this.cls.run({ ifNested: 'inherit' }, () => {
-        this.cls.set('tenantSql', sql);
-        return work(sql);
-      });
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
     } finally {
       await runner.release();
     }

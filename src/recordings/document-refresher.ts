@@ -26,20 +26,14 @@ export interface RefreshRun {
  */
 @Injectable()
 export class DocumentRefresher {
-  private readonly pool: OwnerPool['pool'];
-
-  constructor(db: OwnerPool) {
-    this.pool = db.pool;
-  }
+  constructor(private readonly db: OwnerPool) {}
 
   /**
    * One batch; `afterLock` runs between locking and rendering (tests force interleavings there).
    * Resolves with what it did; `rendered + removed` under `batch` means nothing more was waiting.
    */
   async refreshBatch(batch = REFRESH_BATCH, afterLock?: (ids: string[]) => Promise<void>): Promise<RefreshRun> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return this.db.transaction(async (client) => {
       const ids = await this.lockWaiting(client, batch);
       if (afterLock) await afterLock(ids);
       let rendered = 0;
@@ -56,14 +50,8 @@ export class DocumentRefresher {
            AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.id = d.recording_id)`,
         [ids],
       );
-      await client.query('COMMIT');
       return { rendered, removed: removed ?? 0, batches: 1 };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Batches until nothing waits (or `stop()` says so); what they did, summed. */
@@ -81,7 +69,7 @@ export class DocumentRefresher {
 
   /** Adds an empty document for every record without one (records written while the capture was off). */
   async addMissing(): Promise<number> {
-    const { rowCount } = await this.pool.query(
+    const { rowCount } = await this.db.query(
       `INSERT INTO recording_documents (recording_id, company_id)
        SELECT r.id, r.company_id FROM recordings r
        WHERE NOT EXISTS (SELECT 1 FROM recording_documents d WHERE d.recording_id = r.id)
@@ -92,7 +80,7 @@ export class DocumentRefresher {
 
   /** Documents waiting to be written (empty, or of another format). */
   async waiting(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: number }>(
+    const { rows } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM recording_documents WHERE document IS NULL OR format < $1 OR format > $1`,
       [DOCUMENT_FORMAT],
     );
