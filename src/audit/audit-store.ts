@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { inTransaction } from '../database/transaction';
+import { inTransaction } from '../common/transaction';
 import { ensureAuditSchema } from './audit-schema';
 
 /** Same server and database? (Roles may differ: the API role and the owner share a database.) */

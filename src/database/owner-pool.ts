@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { Metrics } from '../metrics/metrics';
 import { survivePoolErrors } from './pool-errors';
-import { inTransaction } from './transaction';
+import { inTransaction } from '../common/transaction';
 
 /** What a statement runs on: the pool, or one connection inside a transaction. */
 export type Sql = Pick<PoolClient, 'query'>;
