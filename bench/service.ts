@@ -27,6 +27,7 @@ export function serviceEnv(db: BenchDatabase, tmp: string): NodeJS.ProcessEnv {
     RATE_LIMIT_COMPANY: UNREACHABLE,
     RATE_LIMIT_EMAIL_CONTENT: UNREACHABLE,
     RATE_LIMIT_CHAT_CONTENT: UNREACHABLE,
+    RATE_LIMIT_EXPORT: UNREACHABLE,
     RATE_LIMIT_TOKEN: UNREACHABLE,
     SHUTDOWN_DELAY_MS: '0',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

@@ -41,6 +41,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RecordingsModule } from './recordings/recordings.module';
 import { Runtime } from './runtime';
 import { inProcessWorker } from './worker/worker.module';
+import { ExportModule } from './export/export.module';
 
 /*
  * The request pipeline, in the order a request meets it:
@@ -95,6 +96,7 @@ const routeModules: Type[] = [
   EmailsModule,
   ChatModule,
   ChangesModule,
+  ExportModule,
 ];
 
 @Module({})

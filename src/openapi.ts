@@ -24,6 +24,7 @@ const TAGS: Array<[string, string]> = [
   ['Emails', "Email conversations, deduplicated across the company's mailboxes, and their messages."],
   ['Chat', "Chat conversations of the company's sellers and their messages."],
   ['Changes', 'The change feed: what changed since a cursor, in commit order, never skipping, never expiring.'],
+  ['Export', 'The whole company from one snapshot, as one NDJSON stream, handing over to the change feed.'],
 ];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -1,4 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { RequestStore } from '../common/http/request-context';
@@ -17,16 +18,25 @@ import { AuditTrail, AuditUnavailableError } from './audit-trail';
  * Registered outermost, so the tenant transaction has ended before the audit write starts:
  * a slow audit store never holds a database connection of the read path.
  */
+const AUDITS_ITSELF = 'audit:itself';
+
+/**
+ * A route that writes its own audit rows (the export stream: one fail-closed row before its first
+ * byte, one when it ends); a refusal before it started is still recorded by the exception filter.
+ */
+export const AuditsItself = () => SetMetadata(AUDITS_ITSELF, true);
+
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {
   constructor(
     private readonly trail: AuditTrail,
     private readonly cls: ClsService<RequestStore>,
+    private readonly reflector: Reflector,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
-    if (!isAudited(req)) return next.handle();
+    if (!isAudited(req) || this.reflector.get<boolean>(AUDITS_ITSELF, context.getHandler())) return next.handle();
     const res = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {

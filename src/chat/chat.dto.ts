@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
 import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto';
 import { idPattern } from '../common/ids/public-id';
@@ -15,23 +15,6 @@ export class ChatContactDto {
 export class ChatSellerDto {
   @ApiProperty({ type: UserDto }) user: UserDto;
   @ApiProperty() phone: string;
-}
-
-export class ChatConversationDto {
-  @ApiProperty({ pattern: idPattern('chatConversation') }) id: string;
-  @ApiProperty({ enum: ['chat_conversation'] }) object: 'chat_conversation';
-  @ApiProperty({ description: '`chat_web`, or another capture source.' }) source: string;
-  @ApiProperty() is_group: boolean;
-  @ApiProperty({ type: ChatContactDto }) contact: ChatContactDto;
-  @ApiProperty({ type: ChatSellerDto }) seller: ChatSellerDto;
-  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
-  @ApiProperty(DATE_TIME) first_message_at: string;
-  @ApiProperty({ ...DATE_TIME, description: 'Moves only when a message arrives; an edit or a deletion does not move it.' })
-  last_message_at: string;
-  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
-  @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set when the chat is deleted; a deleted chat still answers.' })
-  deleted_at: string | null;
-  @ApiProperty({ type: 'string', nullable: true }) deleted_reason: string | null;
 }
 
 export class ChatAuthorDto {
@@ -65,6 +48,33 @@ export class ChatMessageDto {
   @ApiProperty(NULLABLE_DATE_TIME) edited_at: string | null;
   @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set on a message deleted for everyone (a tombstone).' }) deleted_at: string | null;
   @ApiProperty({ type: 'string', nullable: true, description: '`revoked_for_everyone`, or another reason.' }) deleted_reason: string | null;
+}
+
+/** The parts `include` asked for. */
+export class ChatIncludedDto {
+  @ApiProperty({ type: [ChatMessageDto] }) messages: ChatMessageDto[];
+}
+
+export class ChatConversationDto {
+  @ApiProperty({ pattern: idPattern('chatConversation') }) id: string;
+  @ApiProperty({ enum: ['chat_conversation'] }) object: 'chat_conversation';
+  @ApiProperty({ description: '`chat_web`, or another capture source.' }) source: string;
+  @ApiProperty() is_group: boolean;
+  @ApiProperty({ type: ChatContactDto }) contact: ChatContactDto;
+  @ApiProperty({ type: ChatSellerDto }) seller: ChatSellerDto;
+  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
+  @ApiProperty(DATE_TIME) first_message_at: string;
+  @ApiProperty({ ...DATE_TIME, description: 'Moves only when a message arrives; an edit or a deletion does not move it.' })
+  last_message_at: string;
+  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
+  @ApiProperty({ ...NULLABLE_DATE_TIME, description: 'Set when the chat is deleted; a deleted chat still answers.' })
+  deleted_at: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) deleted_reason: string | null;
+  @ApiPropertyOptional({
+    type: () => ChatIncludedDto,
+    description: 'Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order.',
+  })
+  included?: ChatIncludedDto;
 }
 
 export const ChatConversationEnvelope = SingleEnvelope(ChatConversationDto, 'ChatConversationEnvelope');

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       company: { limit: 1800, windowSeconds: 60 },
       email_content: { limit: 300, windowSeconds: 60 },
       chat_content: { limit: 300, windowSeconds: 60 },
+      export: { limit: 20, windowSeconds: 3600 },
       token: { limit: 60, windowSeconds: 60 },
     });
   });

@@ -14,6 +14,7 @@ const DEFAULT_QUOTAS: Record<RateLimitPolicyName, string> = {
   company: '1800/60',
   email_content: '300/60',
   chat_content: '300/60',
+  export: '20/3600',
   token: '60/60',
 };
 
@@ -22,6 +23,7 @@ const QUOTA_VARIABLES: Record<RateLimitPolicyName, keyof EnvironmentVariables> =
   company: 'RATE_LIMIT_COMPANY',
   email_content: 'RATE_LIMIT_EMAIL_CONTENT',
   chat_content: 'RATE_LIMIT_CHAT_CONTENT',
+  export: 'RATE_LIMIT_EXPORT',
   token: 'RATE_LIMIT_TOKEN',
 };
 
@@ -88,6 +90,10 @@ export class AppConfig {
     /** The schema owner's pool for the worker and the admin side (src/database/owner-pool.ts). */
     owner: { poolSize: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
   };
+  /** A list page's byte budget (PAGE_BYTES_MAX): it stops before the item that would pass it. */
+  readonly pageBytesMax: number;
+  /** The export stream: at most `exportConcurrency` at once per company; a reader idle `exportIdleSeconds` is cut. */
+  readonly exports: { exportConcurrency: number; exportIdleSeconds: number };
   readonly redisUrl?: string;
   /** How long a rate-limit store command may take before the request answers 503. */
   readonly redisTimeoutMs: number;
@@ -174,6 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionLifetimeSeconds: vars.DB_CONNECTION_LIFETIME_SECONDS ?? 1800,
       connectionMaxUses: vars.DB_CONNECTION_MAX_USES ?? 10_000,
     },
+    pageBytesMax: vars.PAGE_BYTES_MAX ?? 4 * 1024 * 1024,
+    exports: { exportConcurrency: vars.EXPORT_CONCURRENCY ?? 2, exportIdleSeconds: vars.EXPORT_IDLE_SECONDS ?? 60 },
     redisUrl: vars.REDIS_URL,
     redisTimeoutMs: vars.REDIS_TIMEOUT_MS ?? 500,
     jwt: { privateKey: vars.JWT_PRIVATE_KEY, publicKeys: vars.JWT_PUBLIC_KEYS, ttlSeconds: vars.TOKEN_TTL_SECONDS ?? 3600 },

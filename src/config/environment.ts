@@ -161,6 +161,11 @@ export class EnvironmentVariables {
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 300/60' })
   RATE_LIMIT_CHAT_CONTENT?: string;
 
+  /** Export streams (`GET /v1/export`) per client. */
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 20/3600' })
+  RATE_LIMIT_EXPORT?: string;
+
   @IsOptional()
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
   RATE_LIMIT_TOKEN?: string;
@@ -190,6 +195,21 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(1, 200)
   DB_POOL_SIZE?: number;
+
+  /** A list page stops before the item that would take its body past this many bytes (always one item at least). */
+  @IsOptional()
+  @IntegerIn(1024, 268_435_456, ' bytes')
+  PAGE_BYTES_MAX?: number;
+
+  /** Export streams one company may run at once (more: 429 with Retry-After). */
+  @IsOptional()
+  @IntegerIn(1, 100)
+  EXPORT_CONCURRENCY?: number;
+
+  /** An export stream whose reader takes no byte for this long is cut. */
+  @IsOptional()
+  @IntegerIn(1, 3600, ' seconds')
+  EXPORT_IDLE_SECONDS?: number;
 
   /** Connections of the schema owner's pool in the worker and the admin commands. */
   @IsOptional()

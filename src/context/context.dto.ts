@@ -51,7 +51,7 @@ export class ContextDto {
     isArray: true,
     description:
       'Every rate-limit policy that governs this client, with its state once this request was counted: ' +
-      '`client`, `company`, `email_content`, `chat_content` and `token` (for the client id; the token endpoint also counts per address).',
+      '`client`, `company`, `email_content`, `chat_content`, `export` and `token` (for the client id; the token endpoint also counts per address).',
   })
   rate_limits: RateLimitStateDto[];
 }

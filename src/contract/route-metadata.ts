@@ -17,3 +17,6 @@ export const ROUTE_POLICIES = 'rate-limit:route-policies';
 
 /** OpenAPI operation extension listing the rate-limit policies of a route. */
 export const POLICIES_EXTENSION = 'x-rate-limit-policies';
+
+/** Policies a route adds when its `include` names a part: `@IncludePolicy(part, policy)` (`include=messages` counts the content policy). */
+export const INCLUDE_POLICIES = 'rate-limit:include-policies';

@@ -3,13 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { Authenticated } from '../auth/auth.decorators';
 import { ID_PREFIX } from '../common/ids/public-id';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
-import { NoQuery } from '../common/validation/query-params';
-import { ContentPolicy } from '../rate-limit/rate-limit.decorators';
+import { IdsFilter, NoQuery } from '../common/validation/query-params';
+import { ContentPolicy, IncludePolicy } from '../rate-limit/rate-limit.decorators';
 import { idParamOf, named } from './collection-descriptor';
 import { ConversationChannel } from './conversation-channel';
 import { ConversationsService } from './conversations.service';
 import { MessageRowBase, PositionedRow } from './conversations.repository';
-import { ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
+import { GetConversationQuery, ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
 /**
  * The four routes of a conversation channel, declared once and instantiated for emails and
@@ -24,6 +24,13 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     description: `A message id (\`${ID_PREFIX[c.messageIdKind]}…\`) of that ${c.noun}.`,
   };
 
+  /** The list's query, its `ids` of this channel's conversations. */
+  class ListQuery extends ListConversationsQuery {}
+  IdsFilter(c.idKind, `Only these ${c.noun}s (combined with the other filters), in the list's order.`)(ListQuery.prototype, 'ids');
+  /** The messages list's query, its `ids` of this channel's messages. */
+  class MessagesQuery extends ListMessagesQuery {}
+  IdsFilter(c.messageIdKind, `Only these messages of the ${c.noun}, in the list's order.`)(MessagesQuery.prototype, 'ids');
+
   @ApiTags(c.tag)
   @Controller(c.path)
   class ConversationsController {
@@ -34,21 +41,27 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     @ApiOperation({
       operationId: `list${c.operationNoun}s`,
       summary: `List ${c.noun}s`,
-      description: 'Ordered by `last_message_at`, then id; keyset pagination. A conversation that receives a message comes again later.',
+      description:
+        'Ordered by `last_message_at`, then id; keyset pagination. A conversation that receives a message comes again later. A page may hold fewer conversations than `limit` when its body reaches the byte budget: only `has_more` says whether more follow.',
     })
     @ApiOkResponse({ type: c.schemas.list })
-    list(@Query() query: ListConversationsQuery) {
+    @IncludePolicy('messages', c.contentPolicy)
+    list(@Query() query: ListQuery) {
       return this.conversations.list(c, query);
     }
 
     @Get(`:${c.idParam}`)
     @Authenticated(c.scope)
-    @ApiOperation({ operationId: `get${c.operationNoun}`, summary: `Retrieve a ${c.noun} (metadata only)` })
+    @ApiOperation({
+      operationId: `get${c.operationNoun}`,
+      summary: `Retrieve a ${c.noun} (metadata only, unless \`include=messages\`)`,
+    })
     @ApiParam(param)
     @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
-    get(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
-      return this.conversations.get(c, id);
+    @IncludePolicy('messages', c.contentPolicy)
+    get(@Param(c.idParam) id: string, @Query() query: GetConversationQuery) {
+      return this.conversations.get(c, id, query);
     }
 
     @Get(`:${c.idParam}/messages`)
@@ -62,7 +75,7 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     @ApiParam(param)
     @ApiOkResponse({ type: c.schemas.messages })
     @ApiNotFound()
-    messages(@Param(c.idParam) id: string, @Query() query: ListMessagesQuery) {
+    messages(@Param(c.idParam) id: string, @Query() query: MessagesQuery) {
       return this.conversations.messages(c, id, query);
     }
 

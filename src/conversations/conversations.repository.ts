@@ -54,10 +54,20 @@ export class ConversationsRepository {
     const where = [`c.company_id = ${p.add(companyId)}`];
     if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
     if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
+    if (query.ids) where.push(`c.public_id = ANY (${p.add(query.ids)}::text[])`);
     if (after) where.push(p.after('c.last_message_at', 'c.id', after));
     const rows = await this.tenant.query<C>(
       `${tables.select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`,
       p.values,
+    );
+    return pageOf(rows, take);
+  }
+
+  /** Up to `take` conversations of the company after `after` in id order (byte order), for the export stream. */
+  async exportPage<C extends { public_id: string }>(tables: ConversationTables, companyId: string, after: string | null, take: number): Promise<C[]> {
+    const rows = await this.tenant.query<C>(
+      `${tables.select} WHERE c.company_id = $1 AND c.public_id COLLATE "C" > $2 ORDER BY c.public_id COLLATE "C" ${limitClause(take)}`,
+      [companyId, after ?? ''],
     );
     return pageOf(rows, take);
   }
@@ -79,11 +89,12 @@ export class ConversationsRepository {
     conversationPublicId: string,
     after: TimeIdPosition | null,
     take: number,
+    ids?: readonly string[],
   ): Promise<M[] | null> {
     const p = new Params();
     const company = p.add(companyId);
     const conversation = p.add(conversationPublicId);
-    const keyset = after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '';
+    const keyset = [after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '', ids ? `AND m.public_id = ANY (${p.add(ids)}::text[])` : ''].join(' ');
     const rows = await this.tenant.query<M | { id: null }>(
       `SELECT page.*, c.public_id AS conversation_public_id
      FROM ${tables.conversations} c
@@ -101,6 +112,21 @@ export class ConversationsRepository {
     return pageOf(
       rows.filter((r): r is M => r.id !== null),
       take,
+    );
+  }
+
+  /**
+   * Every message of a conversation (by its internal id, read from a row of this company), in the
+   * messages route's order: what `include=messages` embeds.
+   */
+  async allMessages<M extends MessageRowBase>(tables: ConversationTables, companyId: string, conversationId: string): Promise<M[]> {
+    return this.tenant.query<M>(
+      `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id
+     FROM ${tables.messages} m
+     JOIN ${tables.conversations} c ON c.id = m.conversation_id AND c.company_id = m.company_id
+     WHERE m.company_id = $1 AND m.conversation_id = $2
+     ORDER BY m.sent_at, m.id`,
+      [companyId, conversationId],
     );
   }
 

@@ -1,5 +1,12 @@
-import { DateTimeParam, LaterThan, PageQuery } from '../common/validation/query-params';
+import { DateTimeParam, IncludeParam, LaterThan, PageQuery } from '../common/validation/query-params';
 import { Instant } from '../common/validation/instant';
+
+/** Parts a conversation can embed with `include`. */
+export const CONVERSATION_PARTS = ['messages'] as const;
+export type ConversationPart = (typeof CONVERSATION_PARTS)[number];
+
+const INCLUDE =
+  "Parts to embed in each conversation under `included`: `messages`, every message as the messages route shows them (needs the channel's content scope, and counts against its content policy).";
 
 /** Query of `GET /v1/emails` and `GET /v1/chat`. Bounds are exclusive and on the latest message's instant. */
 export class ListConversationsQuery extends PageQuery {
@@ -10,11 +17,29 @@ export class ListConversationsQuery extends PageQuery {
   @LaterThan('last_message_after')
   last_message_before?: Instant;
 
-  /** The filters as the cursor binds them: normalized, `limit` and `cursor` left out. */
+  @IncludeParam(CONVERSATION_PARTS, INCLUDE)
+  include?: ConversationPart[];
+
+  /** Declared, with its channel's id kind, by each channel's controller (conversations.controller.ts). */
+  ids?: string[];
+
+  /** The filters as the cursor binds them: normalized, `limit`, `cursor` and `include` left out. */
   filters(): Record<string, string | undefined> {
-    return { last_message_after: this.last_message_after?.iso, last_message_before: this.last_message_before?.iso };
+    return {
+      last_message_after: this.last_message_after?.iso,
+      last_message_before: this.last_message_before?.iso,
+      ids: this.ids?.join(','),
+    };
   }
 }
 
-/** Query of the messages routes: a page, nothing else. */
-export class ListMessagesQuery extends PageQuery {}
+/** Query of a single conversation: `include` only. */
+export class GetConversationQuery {
+  @IncludeParam(CONVERSATION_PARTS, INCLUDE)
+  include?: ConversationPart[];
+}
+
+/** Query of the messages list: a page, and `ids` (declared with the channel's message id kind by its controller). */
+export class ListMessagesQuery extends PageQuery {
+  ids?: string[];
+}

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
 import { AccountDto, DATE_TIME, UserDto } from '../common/openapi/resources.dto';
 import { idPattern } from '../common/ids/public-id';
@@ -16,20 +16,6 @@ export class MailboxDto {
   @ApiProperty({ format: 'email' }) address: string;
   @ApiProperty({ type: UserDto, nullable: true, description: 'The user the mailbox belongs to, when it is a user mailbox.' })
   owner: UserDto | null;
-}
-
-export class EmailConversationDto {
-  @ApiProperty({ pattern: idPattern('emailConversation') }) id: string;
-  @ApiProperty({ enum: ['email_conversation'] }) object: 'email_conversation';
-  @ApiProperty() subject: string;
-  @ApiProperty(DATE_TIME) first_message_at: string;
-  @ApiProperty(DATE_TIME) last_message_at: string;
-  @ApiProperty({ type: 'integer' }) message_count: number;
-  @ApiProperty() has_attachments: boolean;
-  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
-  @ApiProperty({ type: [EmailAddressDto] }) participants: EmailAddressDto[];
-  @ApiProperty({ type: [MailboxDto], description: 'Every mailbox of the company that captured the thread.' }) mailboxes: MailboxDto[];
-  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
 }
 
 export class AttachmentDto {
@@ -51,6 +37,30 @@ export class EmailMessageDto {
   @ApiProperty({ type: [EmailAddressDto] }) to: EmailAddressDto[];
   @ApiProperty({ type: [EmailAddressDto] }) cc: EmailAddressDto[];
   @ApiProperty({ type: [AttachmentDto], description: 'Metadata only; attachment content is never served.' }) attachments: AttachmentDto[];
+}
+
+/** The parts `include` asked for. */
+export class EmailIncludedDto {
+  @ApiProperty({ type: [EmailMessageDto] }) messages: EmailMessageDto[];
+}
+
+export class EmailConversationDto {
+  @ApiProperty({ pattern: idPattern('emailConversation') }) id: string;
+  @ApiProperty({ enum: ['email_conversation'] }) object: 'email_conversation';
+  @ApiProperty() subject: string;
+  @ApiProperty(DATE_TIME) first_message_at: string;
+  @ApiProperty(DATE_TIME) last_message_at: string;
+  @ApiProperty({ type: 'integer' }) message_count: number;
+  @ApiProperty() has_attachments: boolean;
+  @ApiProperty({ enum: DIRECTIONS }) last_message_direction: Direction;
+  @ApiProperty({ type: [EmailAddressDto] }) participants: EmailAddressDto[];
+  @ApiProperty({ type: [MailboxDto], description: 'Every mailbox of the company that captured the thread.' }) mailboxes: MailboxDto[];
+  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
+  @ApiPropertyOptional({
+    type: () => EmailIncludedDto,
+    description: 'Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order.',
+  })
+  included?: EmailIncludedDto;
 }
 
 export const EmailConversationEnvelope = SingleEnvelope(EmailConversationDto, 'EmailConversationEnvelope');

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { BASE_POLICIES, ContentPolicyName, RateLimitPolicyName } from '../contract/rate-limit-policies';
-import { POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
+import { INCLUDE_POLICIES, POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /** A route governed by exactly these policies (declared on the token endpoint and the content routes). */
 export function RateLimitPolicies(...policies: RateLimitPolicyName[]): MethodDecorator {
@@ -11,4 +11,12 @@ export function RateLimitPolicies(...policies: RateLimitPolicyName[]): MethodDec
 /** A `/v1` route governed by a content policy in addition to the client and company policies. */
 export function ContentPolicy(name: ContentPolicyName): MethodDecorator {
   return RateLimitPolicies(...BASE_POLICIES, name);
+}
+
+/**
+ * A `/v1` route governed by the base policies, and by `policy` too when its `include` names
+ * `part` (a list of conversations with `include=messages` counts like a read of messages).
+ */
+export function IncludePolicy(part: string, policy: ContentPolicyName): MethodDecorator {
+  return applyDecorators(SetMetadata(INCLUDE_POLICIES, { [part]: policy }), ApiExtension('x-rate-limit-include-policies', { [part]: policy }));
 }

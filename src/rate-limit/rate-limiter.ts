@@ -59,7 +59,7 @@ const UNAVAILABLE = 'A required dependency is unavailable; retry with backoff.';
 /**
  * Rate limiting as the API defines it: which counters (partitions) each policy charges,
  * all-or-nothing counting through the store, and the verdict in the IETF RateLimit header
- * fields. Partitions: `client` by API client, `company`/`email_content`/`chat_content` by
+ * fields. Partitions: `client` and `export` by API client, `company`/`email_content`/`chat_content` by
  * company, `token` by the address and, when the request names a well-formed one, by the client id
  * at that address: never by the client id alone, or anyone naming a victim's id from anywhere
  * could spend the victim's token budget and lock it out of its own tokens.
@@ -177,7 +177,7 @@ export class RateLimiter {
   }
 
   private principalPartition(policy: Exclude<RateLimitPolicyName, 'token'>, principal: Principal): string {
-    return policy === 'client' ? principal.clientId : principal.companyPublicId;
+    return policy === 'client' || policy === 'export' ? principal.clientId : principal.companyPublicId;
   }
 
   private async reach<T>(operation: () => Promise<T>): Promise<T> {

@@ -11,16 +11,26 @@ import { routePolicies } from './route-policies';
 
 describe('route rate-limit policies', () => {
   const reflector = new Reflector();
-  const policiesOf = (controller: Type, handler: string) =>
+  const policiesOf = (controller: Type, handler: string, query: Record<string, string> = {}) =>
     routePolicies(reflector, {
       getHandler: () => (controller.prototype as Record<string, () => unknown>)[handler],
       getClass: () => controller,
+      switchToHttp: () => ({ getRequest: () => ({ query }) }),
     } as unknown as ExecutionContext);
 
   it('governs the email messages routes by client, company and email_content, the chat messages routes by client, company and chat_content', () => {
     for (const handler of ['messages', 'message']) {
       expect(policiesOf(EmailsController, handler)).toEqual(['client', 'company', 'email_content']);
       expect(policiesOf(ChatController, handler)).toEqual(['client', 'company', 'chat_content']);
+    }
+  });
+
+  it('adds the content policy to a conversation list or detail asked for include=messages, and nothing for another include', () => {
+    for (const handler of ['list', 'get']) {
+      expect(policiesOf(EmailsController, handler, { include: 'messages' })).toEqual(['client', 'company', 'email_content']);
+      expect(policiesOf(ChatController, handler, { include: 'messages' })).toEqual(['client', 'company', 'chat_content']);
+      expect(policiesOf(ChatController, handler, { include: 'nothing' })).toEqual(['client', 'company']);
+      expect(policiesOf(MeetingsController, handler, { include: 'messages' })).toEqual(['client', 'company']);
     }
   });
 

@@ -1,6 +1,16 @@
-import { BooleanFilter, DateTimeParam, EmailFilter, EnumFilter, LaterThan, PageQuery } from '../common/validation/query-params';
+import {
+  BooleanFilter,
+  DateTimeParam,
+  EmailFilter,
+  EnumFilter,
+  IncludeParam,
+  LaterThan,
+  PageQuery,
+} from '../common/validation/query-params';
 import { Instant } from '../common/validation/instant';
-import { Audience, AUDIENCES, MEDIA_TYPES, MediaType } from './recording.vocabulary';
+import { Audience, AUDIENCES, MEDIA_TYPES, MediaType, RECORDING_PARTS, RecordingPart } from './recording.vocabulary';
+
+const INCLUDE = 'Parts to embed in each record under `included`, each exactly as its own route answers it (`transcript` needs `transcriptions.read`).';
 
 /** Query of `GET /v1/meetings` and `GET /v1/calls`. Bounds are exclusive. */
 export class ListRecordingsQuery extends PageQuery {
@@ -30,7 +40,13 @@ export class ListRecordingsQuery extends PageQuery {
   @BooleanFilter('`true`: records whose transcript is readable; `false`: the others.')
   has_transcript?: boolean;
 
-  /** The filters as the cursor binds them: normalized, `limit` and `cursor` left out. */
+  @IncludeParam(RECORDING_PARTS, INCLUDE)
+  include?: RecordingPart[];
+
+  /** Declared, with its collection's id kind, by each collection's controller (recordings.controller.ts). */
+  ids?: string[];
+
+  /** The filters as the cursor binds them: normalized, `limit`, `cursor` and `include` left out. */
   filters(): Record<string, string | boolean | undefined> {
     return {
       created_after: this.created_after?.iso,
@@ -41,6 +57,13 @@ export class ListRecordingsQuery extends PageQuery {
       type: this.type,
       audience: this.audience,
       has_transcript: this.has_transcript,
+      ids: this.ids?.join(','),
     };
   }
+}
+
+/** Query of a single meeting or call: `include` only. */
+export class GetRecordingQuery {
+  @IncludeParam(RECORDING_PARTS, INCLUDE)
+  include?: RecordingPart[];
 }

@@ -115,38 +115,6 @@ export class BotHistoryEntryDto {
   @ApiProperty(DATE_TIME) occurred_at: string;
 }
 
-/** A call; a meeting has the same fields plus `bot_history`. */
-export class CallDto {
-  @ApiProperty({ pattern: idPattern('call') }) id: string;
-  @ApiProperty({ enum: ['call'] }) object: RecordingKind;
-  @ApiProperty() title: string;
-  @ApiProperty({ enum: RECORDING_STATUSES }) status: RecordingStatus;
-  @ApiProperty({ enum: MEDIA_TYPES, description: 'Media the record was captured as.' }) type: MediaType;
-  @ApiProperty({ enum: AUDIENCES }) audience: Audience;
-  @ApiProperty(DATE_TIME) meeting_at: string;
-  @ApiProperty({ type: 'integer' }) duration_seconds: number;
-  @ApiProperty() no_show: boolean;
-  @ApiProperty({ type: [ParticipantDto] }) participants: ParticipantDto[];
-  @ApiProperty({ type: OwnerDto }) owner: OwnerDto;
-  @ApiProperty({ type: TemplateDto, nullable: true }) template: TemplateDto | null;
-  @ApiProperty({ type: [IdNameDto] }) tags: IdNameDto[];
-  @ApiProperty({ type: [CustomerQuestionDto] }) customer_questions: CustomerQuestionDto[];
-  @ApiProperty({ type: [IdNameDto] }) competitors: IdNameDto[];
-  @ApiProperty({ type: EnablementDto, nullable: true }) enablement: EnablementDto | null;
-  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
-  @ApiProperty({ type: EvaluationSummaryDto }) overall_evaluation: EvaluationSummaryDto;
-  @ApiProperty({ type: [SkillScoreDto] }) skill_scores: SkillScoreDto[];
-  @ApiProperty({ type: TranscriptSummaryDto }) transcript: TranscriptSummaryDto;
-  @ApiProperty(DATE_TIME) created_at: string;
-  @ApiProperty(DATE_TIME) updated_at: string;
-}
-
-export class MeetingDto extends CallDto {
-  @ApiProperty({ pattern: idPattern('meeting') }) declare id: string;
-  @ApiProperty({ enum: ['meeting'] }) declare object: 'meeting';
-  @ApiProperty({ type: [BotHistoryEntryDto], description: 'Meetings only; absent on calls.' }) bot_history: BotHistoryEntryDto[];
-}
-
 export class OverallEvaluationDto {
   @ApiProperty({ type: 'string', nullable: true, description: 'Null when no evaluation exists yet.' }) id: string | null;
   @ApiProperty({ enum: ['overall_meeting_evaluation'] }) object: 'overall_meeting_evaluation';
@@ -189,6 +157,53 @@ export class TranscriptDto {
   @ApiProperty({ type: [UtteranceDto], description: 'Empty when unavailable.' }) utterances: UtteranceDto[];
   @ApiProperty({ ...DATE_TIME, nullable: true }) created_at: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) updated_at: string | null;
+}
+
+/** The parts `include` asked for, each exactly as its own route answers it for the record. */
+export class RecordingIncludedDto {
+  @ApiPropertyOptional({ type: OverallEvaluationDto, description: 'With `include=evaluation`: what `/evaluations/overall` answers.' })
+  evaluation?: OverallEvaluationDto;
+  @ApiPropertyOptional({ type: [AnswerDto], description: 'With `include=answers`: the `data` of `/answers`.' })
+  answers?: AnswerDto[];
+  @ApiPropertyOptional({ type: TranscriptDto, description: 'With `include=transcript`: what `/transcript` answers (`available: false` when unreadable).' })
+  transcript?: TranscriptDto;
+}
+
+/** A call; a meeting has the same fields plus `bot_history`. */
+export class CallDto {
+  @ApiProperty({ pattern: idPattern('call') }) id: string;
+  @ApiProperty({ enum: ['call'] }) object: RecordingKind;
+  @ApiProperty() title: string;
+  @ApiProperty({ enum: RECORDING_STATUSES }) status: RecordingStatus;
+  @ApiProperty({ enum: MEDIA_TYPES, description: 'Media the record was captured as.' }) type: MediaType;
+  @ApiProperty({ enum: AUDIENCES }) audience: Audience;
+  @ApiProperty(DATE_TIME) meeting_at: string;
+  @ApiProperty({ type: 'integer' }) duration_seconds: number;
+  @ApiProperty() no_show: boolean;
+  @ApiProperty({ type: [ParticipantDto] }) participants: ParticipantDto[];
+  @ApiProperty({ type: OwnerDto }) owner: OwnerDto;
+  @ApiProperty({ type: TemplateDto, nullable: true }) template: TemplateDto | null;
+  @ApiProperty({ type: [IdNameDto] }) tags: IdNameDto[];
+  @ApiProperty({ type: [CustomerQuestionDto] }) customer_questions: CustomerQuestionDto[];
+  @ApiProperty({ type: [IdNameDto] }) competitors: IdNameDto[];
+  @ApiProperty({ type: EnablementDto, nullable: true }) enablement: EnablementDto | null;
+  @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
+  @ApiProperty({ type: EvaluationSummaryDto }) overall_evaluation: EvaluationSummaryDto;
+  @ApiProperty({ type: [SkillScoreDto] }) skill_scores: SkillScoreDto[];
+  @ApiProperty({ type: TranscriptSummaryDto }) transcript: TranscriptSummaryDto;
+  @ApiProperty(DATE_TIME) created_at: string;
+  @ApiProperty(DATE_TIME) updated_at: string;
+  @ApiPropertyOptional({
+    type: () => RecordingIncludedDto,
+    description: 'Only with `include`: the parts asked for (`evaluation`, `answers`, `transcript`).',
+  })
+  included?: RecordingIncludedDto;
+}
+
+export class MeetingDto extends CallDto {
+  @ApiProperty({ pattern: idPattern('meeting') }) declare id: string;
+  @ApiProperty({ enum: ['meeting'] }) declare object: 'meeting';
+  @ApiProperty({ type: [BotHistoryEntryDto], description: 'Meetings only; absent on calls.' }) bot_history: BotHistoryEntryDto[];
 }
 
 export const MeetingEnvelope = SingleEnvelope(MeetingDto, 'MeetingEnvelope');

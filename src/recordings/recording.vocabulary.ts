@@ -9,6 +9,10 @@
 export const RECORDING_KINDS = ['meeting', 'call'] as const;
 export type RecordingKind = (typeof RECORDING_KINDS)[number];
 
+/** Parts a meeting or a call can embed with `include` (each what its own route answers), in the order `included` lists them. */
+export const RECORDING_PARTS = ['evaluation', 'answers', 'transcript'] as const;
+export type RecordingPart = (typeof RECORDING_PARTS)[number];
+
 /** `status` of a record: only completed records are captured. */
 export const RECORDING_STATUSES = ['completed'] as const;
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];

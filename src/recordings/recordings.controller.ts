@@ -4,7 +4,8 @@ import { Authenticated } from '../auth/auth.decorators';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { NoQuery } from '../common/validation/query-params';
 import { idParamOf, named } from '../conversations/collection-descriptor';
-import { ListRecordingsQuery } from './list-recordings.query';
+import { IdsFilter } from '../common/validation/query-params';
+import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
 import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
 import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
 import { RecordingsService } from './recordings.service';
@@ -16,6 +17,10 @@ import { RecordingsService } from './recordings.service';
 function recordingsController(c: RecordingCollection): Type {
   const param = idParamOf(c);
 
+  /** The list's query, its `ids` of this collection. */
+  class ListQuery extends ListRecordingsQuery {}
+  IdsFilter(c.idKind, `Only these ${c.noun}s (combined with the other filters), in the list's order.`)(ListQuery.prototype, 'ids');
+
   @ApiTags(c.tag)
   @Controller(c.path)
   class RecordingsController {
@@ -26,10 +31,11 @@ function recordingsController(c: RecordingCollection): Type {
     @ApiOperation({
       operationId: `list${c.operationNoun}s`,
       summary: `List ${c.noun}s`,
-      description: 'Ordered by `created_at`, then id; keyset pagination.',
+      description:
+        'Ordered by `created_at`, then id; keyset pagination. A page may hold fewer records than `limit` when its body reaches the byte budget: only `has_more` says whether more follow.',
     })
     @ApiOkResponse({ type: c.schemas.list })
-    list(@Query() query: ListRecordingsQuery) {
+    list(@Query() query: ListQuery) {
       return this.recordings.list(c, query);
     }
 
@@ -39,8 +45,8 @@ function recordingsController(c: RecordingCollection): Type {
     @ApiParam(param)
     @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
-    get(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.get(c, id);
+    get(@Param(c.idParam) id: string, @Query() query: GetRecordingQuery) {
+      return this.recordings.get(c, id, query);
     }
 
     @Get(`:${c.idParam}/evaluations/overall`)

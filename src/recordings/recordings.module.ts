@@ -9,6 +9,7 @@ import { RecordingsService } from './recordings.service';
 @Module({
   controllers: [MeetingsController, CallsController],
   providers: [RecordingsRepository, RecordingsService],
+  exports: [RecordingsRepository, RecordingsService],
 })
 export class RecordingsModule {}
 

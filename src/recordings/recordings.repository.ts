@@ -18,6 +18,7 @@ export interface EvaluationRow {
 }
 
 export interface AnswersRow {
+  public_id: string;
   answers: Array<{
     id: string;
     question: QuestionDto;
@@ -70,6 +71,7 @@ export class RecordingsRepository {
     if (query.type) where.push(`r.media_type = ${p.add(query.type)}`);
     if (query.audience) where.push(`r.audience = ${p.add(query.audience)}`);
     if (query.has_transcript !== undefined) where.push(`(r.transcript_status = 'completed') = ${p.add(query.has_transcript)}`);
+    if (query.ids) where.push(`r.public_id = ANY (${p.add(query.ids)}::text[])`);
     if (after) where.push(p.after('r.created_at', 'r.id', after));
     const limit = limitClause(take);
     if (!query.owner_email) {
@@ -98,43 +100,52 @@ export class RecordingsRepository {
     return row ?? null;
   }
 
-  async findEvaluation(companyId: string, kind: RecordingKind, publicId: string): Promise<EvaluationRow | null> {
-    const [row] = await this.tenant.query<EvaluationRow>(
+  /**
+   * Up to `take` records of the company and kind after `after` in id order (byte order), for the
+   * export stream (an index range scan: recordings_export), rendered as the list renders them.
+   */
+  async exportPage(companyId: string, kind: RecordingKind, after: string | null, take: number): Promise<RecordingDocumentRow[]> {
+    const records = `SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id COLLATE "C" > $3
+      ORDER BY r.public_id COLLATE "C" ${limitClause(take)}`;
+    const rows = await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), [companyId, kind, after ?? '']);
+    return pageOf(rows, take).sort((a, b) => (a.public_id < b.public_id ? -1 : 1));
+  }
+
+  /** The overall evaluation of each record among `publicIds` (of the company and kind); absent ids are simply absent. */
+  async evaluations(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<EvaluationRow[]> {
+    return this.tenant.query<EvaluationRow>(
       `SELECT r.public_id, ev.public_id AS evaluation_id, ev.status, ev.score, ev.justification,
          ${iso('ev.created_at')} AS created_at, ${iso('ev.updated_at')} AS updated_at
        FROM recordings r LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
-       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
-      [companyId, kind, publicId],
+       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
+      [companyId, kind, publicIds],
     );
-    return row ?? null;
   }
 
-  /** The answers to the questions of the record's default template, in question order. */
-  async findAnswers(companyId: string, kind: RecordingKind, publicId: string): Promise<AnswersRow | null> {
-    const [row] = await this.tenant.query<AnswersRow>(
-      `SELECT (SELECT coalesce(json_agg(json_build_object(
+  /** For each record among `publicIds`, the answers to the questions of its default template, in question order. */
+  async answers(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<AnswersRow[]> {
+    return this.tenant.query<AnswersRow>(
+      `SELECT r.public_id, (SELECT coalesce(json_agg(json_build_object(
              'id', a.public_id,
              'question', json_build_object('id', q.public_id, 'text', q.text, 'type', q.type, 'order', q.position),
              'answer', a.answer, 'updated_at', ${iso('a.updated_at')}) ORDER BY q.position), '[]')
            FROM template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id
            WHERE q.template_id = r.template_id) AS answers
-       FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
-      [companyId, kind, publicId],
+       FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
+      [companyId, kind, publicIds],
     );
-    return row ?? null;
   }
 
-  /** The transcript to show: the enhanced variant when there is one, else the original. */
-  async findTranscript(companyId: string, kind: RecordingKind, publicId: string): Promise<TranscriptRow | null> {
-    const [row] = await this.tenant.query<TranscriptRow>(
+  /** For each record among `publicIds`, the transcript to show: the enhanced variant when there is one, else the original. */
+  async transcripts(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<TranscriptRow[]> {
+    return this.tenant.query<TranscriptRow>(
       `SELECT r.public_id, r.transcript_status, t.variant, t.utterances, ${iso('t.created_at')} AS created_at, ${iso('t.updated_at')} AS updated_at
        FROM recordings r
        LEFT JOIN LATERAL (
          SELECT * FROM transcripts t WHERE t.recording_id = r.id ORDER BY t.variant = 'enhanced' DESC LIMIT 1
        ) t ON r.transcript_status = 'completed'
-       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`,
-      [companyId, kind, publicId],
+       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
+      [companyId, kind, publicIds],
     );
-    return row ?? null;
   }
 }

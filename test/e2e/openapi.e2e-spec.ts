@@ -67,6 +67,8 @@ describe('interface description', () => {
           'created_before',
           'cursor',
           'has_transcript',
+          'ids',
+          'include',
           'limit',
           'meeting_after',
           'meeting_before',
@@ -78,7 +80,9 @@ describe('interface description', () => {
       expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
       for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {
         const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
-        expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);
+        expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
+          suffix === '' ? [`path:${id}`, 'query:include'] : [`path:${id}`],
+        );
         expect(op.security).toEqual([{ oauth2: suffix === '/transcript' ? [scope, 'transcriptions.read'] : [scope] }]);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429', '503']));
       }
@@ -95,6 +99,8 @@ describe('interface description', () => {
       expect(list.security).toEqual([{ oauth2: [scope] }]);
       expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
         'cursor',
+        'ids',
+        'include',
         'last_message_after',
         'last_message_before',
         'limit',
@@ -102,13 +108,13 @@ describe('interface description', () => {
       expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '503']);
       expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
       const single = body.paths[`/v1/${collection}/{${id}}`].get;
-      expect(single.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`]);
+      expect(single.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([`path:${id}`, 'query:include']);
       expect(single.security).toEqual([{ oauth2: [scope] }]);
       expect(Object.keys(single.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '503']));
       const messages = body.paths[`/v1/${collection}/{${id}}/messages`].get;
       expect(messages.security).toEqual([{ oauth2: [scope, content] }]);
       expect(messages.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(
-        [`path:${id}`, 'query:cursor', 'query:limit'].sort(),
+        [`path:${id}`, 'query:cursor', 'query:ids', 'query:limit'].sort(),
       );
       expect(Object.keys(messages.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '503']));
       expect(messages['x-rate-limit-policies']).toEqual(['client', 'company', policy]);
@@ -143,7 +149,16 @@ describe('interface description', () => {
           expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
         );
         expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(
-          ['Cache-Control', 'Pragma', 'RateLimit', 'RateLimit-Policy', 'X-Content-Type-Options', 'X-Request-Id', ...COMPRESSION].sort(),
+          [
+            'Cache-Control',
+            'Pragma',
+            'RateLimit',
+            'RateLimit-Policy',
+            'X-Content-Type-Options',
+            'X-Request-Id',
+            ...COMPRESSION,
+            ...(path === '/v1/export' ? ['Feed-Cursor'] : []),
+          ].sort(),
         );
         const tooMany = operation.responses['429'];
         expect(Object.keys(tooMany.headers).sort()).toEqual(
@@ -244,6 +259,7 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/emails/{email_id}': 'getEmail',
   'get /v1/emails/{email_id}/messages': 'listEmailMessages',
   'get /v1/emails/{email_id}/messages/{message_id}': 'getEmailMessage',
+  'get /v1/export': 'exportRecords',
   'get /v1/chat': 'listChats',
   'get /v1/chat/{chat_id}': 'getChat',
   'get /v1/chat/{chat_id}/messages': 'listChatMessages',
@@ -302,7 +318,7 @@ describe('interface description, exact enough for generated clients', () => {
   it('gives every operation a stable operationId named for the API and one tag of its resource', () => {
     expect(Object.fromEntries(operations().map(({ key, op }) => [key, op.operationId]))).toEqual(OPERATION_IDS);
     const tags = (document.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat', 'Changes']);
+    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat', 'Changes', 'Export']);
     for (const { key, op } of operations()) {
       expect([key, op.tags.length, tags.includes(op.tags[0])]).toEqual([key, 1, true]);
     }
@@ -398,7 +414,7 @@ describe('interface description, exact enough for generated clients', () => {
       const program = [
         `import type { components, operations, paths } from './api';`,
         `type Ok<P extends keyof paths> = paths[P]['get'] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;`,
-        `type Json<O extends keyof operations> = operations[O]['responses'][200]['content']['application/json'];`,
+        `type Json<O extends keyof operations> = operations[O]['responses'][200] extends { content: { 'application/json': infer B } } ? B : never;`,
         ...answers.map(
           ([path, operation, body], i) => `export const a${i}: Ok<'${path}'> & Json<'${operation}'> = ${JSON.stringify(body)};`,
         ),

@@ -216,7 +216,7 @@ describe('rate limits on /v1 (in-process counters)', () => {
       const reported = Object.fromEntries(
         res.body.data.rate_limits.map((p: { policy: string }) => [p.policy, p]) as Array<[string, Record<string, number>]>,
       );
-      expect(Object.keys(reported)).toEqual(['client', 'company', 'email_content', 'chat_content', 'token']);
+      expect(Object.keys(reported)).toEqual(['client', 'company', 'email_content', 'chat_content', 'export', 'token']);
       expect(reported.client).toEqual({ policy: 'client', quota: 5, window: 60, remaining: 2, reset: state.get('client')!.t });
       expect(reported.company).toEqual({ policy: 'company', quota: 8, window: 60, remaining: 4, reset: state.get('company')!.t });
       expect(reported.email_content).toEqual({ policy: 'email_content', quota: 3, window: 60, remaining: 3, reset: 60 });
@@ -260,7 +260,9 @@ describe('the policy set of every route', () => {
         ? ['token']
         : /\/messages(\/|$)/.test(path)
           ? ['client', 'company', path.startsWith('/v1/emails') ? 'email_content' : 'chat_content']
-          : ['client', 'company'];
+          : path === '/v1/export'
+            ? ['client', 'company', 'export']
+            : ['client', 'company'];
     const checked: string[] = [];
     for (const [path, item] of Object.entries<Record<string, { 'x-rate-limit-policies'?: string[] }>>(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
@@ -275,7 +277,7 @@ describe('the policy set of every route', () => {
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(21); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed
+    expect(checked).toHaveLength(22); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed, the export
   });
 });
 

@@ -132,8 +132,23 @@ export class OpenApiResponses {
   private check(key: string, response: ResponseDoc | undefined, res: ObservedResponse, expectedStatus = res.status): string[] {
     if (!response || res.status !== expectedStatus) return [`undocumented answer: ${key} (got ${res.status})`];
     const problems: string[] = [];
+    const ndjson = response.content?.['application/x-ndjson']?.schema;
     const schema = response.content?.['application/json']?.schema;
-    if (!schema) problems.push(`no documented schema for ${key}`);
+    if (ndjson) {
+      // One JSON value a line, each valid against the documented line schema.
+      const lines = typeof res.body === 'string' ? res.body.split('\n').filter((l) => l.length) : res.body === undefined ? [] : [JSON.stringify(res.body)];
+      const validate = this.compiled(`${key} line`, ndjson);
+      for (const line of lines) {
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          problems.push(`${key}: a line is not JSON: ${line.slice(0, 80)}`);
+          continue;
+        }
+        if (!validate(value)) problems.push(...describe(`${key} line`, validate));
+      }
+    } else if (!schema) problems.push(`no documented schema for ${key}`);
     else if (res.body !== undefined) {
       const validate = this.compiled(`${key} body`, schema);
       if (!validate(res.body)) problems.push(...describe(key, validate));

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error';
+import { JsonText } from '../http/json-text';
 import { CursorBinding, CursorCodec, KeysetPosition } from './cursor-codec';
 
 export interface Pagination {
@@ -22,7 +23,10 @@ export class Collection<T> {
 
 /**
  * Builds a page from `limit + 1` rows fetched in keyset order: the extra row only says that
- * another page exists, and the cursor seals the position of the last row returned.
+ * another page exists, and the cursor seals the position of the last row returned. With
+ * `maxBytes`, the page stops before the item that would take its items' JSON past it (always
+ * keeping the first): `has_more` is then true and the cursor continues after the last item
+ * served. `pagination.limit` still echoes the limit asked.
  */
 export function keysetPage<Row, T>(
   rows: Row[],
@@ -31,15 +35,35 @@ export function keysetPage<Row, T>(
   present: (rows: Row[]) => T[],
   codec: CursorCodec,
   binding: CursorBinding,
+  maxBytes = Infinity,
 ): Page<T> {
-  const hasMore = rows.length > limit;
-  const pageRows = hasMore ? rows.slice(0, limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  return new Page(present(pageRows), {
+  const fetched = rows.length > limit ? rows.slice(0, limit) : rows;
+  const items = present(fetched);
+  const served = withinBudget(items, maxBytes);
+  const hasMore = rows.length > limit || served < items.length;
+  const last = fetched[served - 1];
+  return new Page(items.slice(0, served), {
     limit,
     has_more: hasMore,
     next_cursor: hasMore && last ? codec.seal(binding, positionOf(last)) : null,
   });
+}
+
+/** How many of `items`, from the first, fit in `maxBytes` of JSON (at least one). */
+function withinBudget<T>(items: readonly T[], maxBytes: number): number {
+  if (maxBytes === Infinity) return items.length;
+  let bytes = 0;
+  for (const [i, item] of items.entries()) {
+    bytes += byteLength(item) + 1; // and its comma
+    if (bytes > maxBytes && i > 0) return i;
+  }
+  return items.length;
+}
+
+/** An item's size in the body: its rendered text, or its JSON. */
+export function byteLength(item: unknown): number {
+  const text = item instanceof JsonText ? item.text : JSON.stringify(item);
+  return Buffer.byteLength(text);
 }
 
 /** Keyset position of a row ordered by `(timestamp, id)`: microseconds since the epoch, and the internal id. */

@@ -11,6 +11,16 @@ export class JsonText {
 }
 
 /**
+ * `resource` with `included` (the parts `include` asked for) added as its last property, spliced
+ * into its text: the resource's own properties stay byte for byte as rendered. Unchanged when
+ * nothing was asked.
+ */
+export function withIncluded(resource: JsonText, included: object | undefined): JsonText {
+  if (included === undefined) return resource;
+  return new JsonText(`${resource.text.slice(0, resource.text.lastIndexOf('}'))},"included":${JSON.stringify(included)}}`, resource.id);
+}
+
+/**
  * A strings' total above which V8 allocates a string in its large-object space, which only a
  * full collection frees: a page of 100 meetings (about 180 KB) written as one string raised the
  * service's resident memory past 350 MB under load. Bodies are kept as parts below it.

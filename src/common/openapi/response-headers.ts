@@ -84,7 +84,8 @@ export function documentResponseHeaders(document: OpenAPIObject, bearerScheme: s
       if (!operation?.responses) continue;
       const kind = operation.security?.some((requirement) => bearerScheme in requirement) ? 'bearer' : 'token';
       for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
-        response.headers = declared(headersOf(kind, Number(status)));
+        // The headers every answer carries, beside those the route declares of its own (the export's Feed-Cursor).
+        response.headers = { ...response.headers, ...declared(headersOf(kind, Number(status))) };
       }
     }
   }

@@ -3,6 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { isEmail, IsOptional, ValidateBy, ValidationArguments } from 'class-validator';
 import { ErrorCode } from '../errors/error-codes';
+import { ID_PREFIX, IdKind, parseId } from '../ids/public-id';
 import { Instant } from './instant';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -119,6 +120,63 @@ export function ListFilter(values: readonly string[], description: string) {
       'listFilter',
       (v) => Array.isArray(v),
       `$property must list some of ${values.join(', ')}, separated by commas.`,
+    ),
+  );
+}
+
+/**
+ * `include`: a comma-separated set of the parts `values` names, each at most once, in any order;
+ * read as the list of the parts in `values`' order. An unknown part, a repeated one or an empty
+ * item: INVALID_FILTER.
+ */
+export function IncludeParam(values: readonly string[], description: string) {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`,
+      description: `${description} Comma-separated, each at most once, any of: ${values.join(', ')}.`,
+    }),
+    Transform(({ value }) => {
+      if (typeof value !== 'string') return value;
+      const items = value.split(',');
+      const distinct = new Set(items);
+      return distinct.size === items.length && items.every((item) => values.includes(item)) ? values.filter((v) => distinct.has(v)) : value;
+    }),
+    Check(
+      'INVALID_FILTER',
+      'includeParam',
+      (v) => Array.isArray(v),
+      `$property must list parts of ${values.join(', ')}, each at most once, separated by commas.`,
+    ),
+  );
+}
+
+/** Ids one `ids` filter may name. */
+export const MAX_IDS = 100;
+
+/**
+ * `ids`: 1 to MAX_IDS comma-separated ids of one collection (`kind`), read as the distinct ids in
+ * the order given. A malformed one, one of another collection, an empty item, or more than
+ * MAX_IDS: INVALID_FILTER.
+ */
+export function IdsFilter(kind: IdKind, description: string) {
+  const prefix = ID_PREFIX[kind];
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: `^${prefix}[0-9A-Za-z]{22}(,${prefix}[0-9A-Za-z]{22}){0,${MAX_IDS - 1}}$`,
+      description: `${description} Comma-separated, 1 to ${MAX_IDS} ids (\`${prefix}…\`); a repeated id is answered once; ids that do not exist or belong to another company are simply absent.`,
+    }),
+    Transform(({ value }) => {
+      if (typeof value !== 'string') return value;
+      const items = value.split(',');
+      return items.length <= MAX_IDS && items.every((item) => parseId(kind, item) !== null) ? [...new Set(items)] : value;
+    }),
+    Check(
+      'INVALID_FILTER',
+      'idsFilter',
+      (v) => Array.isArray(v),
+      `$property must be 1 to ${MAX_IDS} ids of this collection (${prefix}…), separated by commas.`,
     ),
   );
 }

@@ -20,6 +20,7 @@ import { FeedEpochs1765500000000 } from './1765500000000-feed-epochs';
 import { EpochLives1765600000000 } from './1765600000000-epoch-lives';
 import { ReaderEpochFloor1765700000000 } from './1765700000000-reader-epoch-floor';
 import { DeliveryLeases1765800000000 } from './1765800000000-delivery-leases';
+import { ExportOrder1765900000000 } from './1765900000000-export-order';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   EpochLives1765600000000,
   ReaderEpochFloor1765700000000,
   DeliveryLeases1765800000000,
+  ExportOrder1765900000000,
 ];

@@ -1,0 +1,67 @@
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiProperty, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuditsItself } from '../audit/audit.interceptor';
+import { AuthenticatedByAnyOf } from '../auth/auth.decorators';
+import { RawResponse } from '../common/http/envelope.interceptor';
+import { OwnTransaction } from '../database/tenant-transaction.interceptor';
+import { RateLimitPolicies } from '../rate-limit/rate-limit.decorators';
+import { CallDto, MeetingDto } from '../recordings/recording.dto';
+import { ChatConversationDto } from '../chat/chat.dto';
+import { EmailConversationDto } from '../emails/email.dto';
+import { EXPORT_TYPES, ExportQuery } from './export.query';
+
+/** The stream's last line: what it held, and where to follow the change feed from. */
+export class ExportTrailerDto {
+  @ApiProperty({ enum: ['export'] }) object: 'export';
+  @ApiProperty({
+    type: 'object',
+    description: 'Records written, by exported collection.',
+    properties: Object.fromEntries(EXPORT_TYPES.map((t) => [t, { type: 'integer', minimum: 0 }])),
+  })
+  records: Record<string, number>;
+  @ApiProperty({ pattern: '^cur_[A-Za-z0-9_-]+$', description: 'The same cursor as the `Feed-Cursor` header.' }) feed_cursor: string;
+}
+import { ExportService } from './export.service';
+
+@ApiTags('Export')
+@Controller('v1/export')
+export class ExportController {
+  constructor(private readonly exports: ExportService) {}
+
+  @Get()
+  @AuthenticatedByAnyOf('meetings.read', 'calls.read', 'emails.read', 'chat.read')
+  @RateLimitPolicies('client', 'company', 'export')
+  @RawResponse()
+  @OwnTransaction()
+  @AuditsItself()
+  @ApiOperation({
+    operationId: 'exportRecords',
+    summary: 'Every record of the company, from one snapshot, as NDJSON',
+    description:
+      'One JSON object per line: every record of the exported collections, as its list route shows it (with the same `include`), meetings, calls, emails, then chat, each in ascending id (byte order), all from one snapshot. The last line is `{"object": "export", "records": {…}, "feed_cursor": "cur_…"}`; a stream without it was cut: resume with `after=<the last id stored>` and keep the first `Feed-Cursor`. Follow `GET /v1/changes` from that cursor afterwards: it yields, at least once, every object changed that the snapshot did not see. Also governed by the `export` rate-limit policy, and by at most `EXPORT_CONCURRENCY` exports at once per company (`429` with `Retry-After`).',
+  })
+  @ApiExtraModels(MeetingDto, CallDto, EmailConversationDto, ChatConversationDto, ExportTrailerDto)
+  @ApiResponse({
+    status: 200,
+    description: 'The stream. Header `Feed-Cursor`: a `GET /v1/changes` cursor bound to every type the token can read.',
+    headers: {
+      'Feed-Cursor': {
+        description: 'Where to follow the change feed from after this export.',
+        required: true,
+        schema: { type: 'string', pattern: '^cur_[A-Za-z0-9_-]+$' },
+      },
+    },
+    content: {
+      'application/x-ndjson': {
+        schema: {
+          description: 'Each line one of these: a record as its list shows it, then the trailer.',
+          oneOf: [MeetingDto, CallDto, EmailConversationDto, ChatConversationDto, ExportTrailerDto].map((dto) => ({ $ref: getSchemaPath(dto) })),
+        },
+      },
+    },
+  })
+  async export(@Query() query: ExportQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.exports.stream(query, req, res);
+  }
+}

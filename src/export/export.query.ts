@@ -1,0 +1,58 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, ValidateBy } from 'class-validator';
+import { IdKind, parseId } from '../common/ids/public-id';
+import { IncludeParam, ListFilter } from '../common/validation/query-params';
+
+/** The collections an export streams, in the order it streams them. */
+export const EXPORT_TYPES = ['meeting', 'call', 'email', 'chat'] as const;
+export type ExportType = (typeof EXPORT_TYPES)[number];
+
+/** The id kind of each exported collection. */
+export const EXPORT_ID_KIND: Record<ExportType, IdKind> = { meeting: 'meeting', call: 'call', email: 'emailConversation', chat: 'chatConversation' };
+
+/** Every part an export can embed; each applies to the collections that have it. */
+export const EXPORT_PARTS = ['evaluation', 'answers', 'transcript', 'messages'] as const;
+export type ExportPart = (typeof EXPORT_PARTS)[number];
+
+/** The collection an exported id belongs to, or null when it is no id of one. */
+export function exportTypeOf(id: string): ExportType | null {
+  return EXPORT_TYPES.find((type) => parseId(EXPORT_ID_KIND[type], id) !== null) ?? null;
+}
+
+/** `after`: an id of one of the exported collections. */
+function ExportAfter() {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      description:
+        'Resume strictly after this id (the last record a cut stream delivered): an id of one of the exported collections; it need not exist any more.',
+    }),
+    IsOptional(),
+    ValidateBy(
+      {
+        name: 'exportAfter',
+        validator: {
+          validate: (v: unknown) => typeof v === 'string' && exportTypeOf(v) !== null,
+          defaultMessage: () => 'after must be an id of a meeting, call, email conversation or chat conversation.',
+        },
+      },
+      { context: { code: 'INVALID_FILTER' } },
+    ),
+  );
+}
+
+/** Query of `GET /v1/export`. */
+export class ExportQuery {
+  @ListFilter(EXPORT_TYPES, 'The collections to export (default: every one the token can read).')
+  types?: ExportType[];
+
+  @IncludeParam(
+    EXPORT_PARTS,
+    'Parts to embed in each record under `included`, as the lists do: `evaluation`, `answers`, `transcript` on meetings and calls, `messages` on emails and chats.',
+  )
+  include?: ExportPart[];
+
+  @ExportAfter()
+  after?: string;
+}

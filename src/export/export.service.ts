@@ -1,0 +1,269 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ClsService } from 'nestjs-cls';
+import { AuditEvent, auditEventOf } from '../audit/audit-event';
+import { AuditTrail, AuditUnavailableError } from '../audit/audit-trail';
+import { AuthErrors } from '../auth/auth-errors';
+import { readableObjects } from '../changes/change.vocabulary';
+import { ChangesRepository } from '../changes/changes.repository';
+import { feedBinding } from '../changes/changes.service';
+import { CursorCodec } from '../common/cursors/cursor-codec';
+import { ApiError } from '../common/errors/api-error';
+import { principalOf, RequestStore } from '../common/http/request-context';
+import { ShutdownState } from '../common/http/shutdown-state';
+import { AppConfig } from '../config/app-config';
+import { Scope } from '../contract/scopes';
+import { CHAT_CHANNEL } from '../chat/chat-channel';
+import { ConversationsRepository } from '../conversations/conversations.repository';
+import { ConversationsService } from '../conversations/conversations.service';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { EMAIL_CHANNEL } from '../emails/email-channel';
+import { Metrics } from '../metrics/metrics';
+import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
+import { RecordingPart } from '../recordings/recording.vocabulary';
+import { RecordingsRepository } from '../recordings/recordings.repository';
+import { RecordingsService } from '../recordings/recordings.service';
+import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from './export.query';
+
+/** Records read and written per batch. */
+const BATCH = 100;
+/** Seconds a client told the exports are busy waits before trying again. */
+const BUSY_RETRY_SECONDS = 30;
+
+/** How an export ended. */
+export type ExportOutcome = 'complete' | 'client_closed' | 'idle_timeout' | 'shutdown' | 'error';
+const OUTCOMES: readonly ExportOutcome[] = ['complete', 'client_closed', 'idle_timeout', 'shutdown', 'error'];
+
+const SCOPE_OF: Record<ExportType, Scope> = { meeting: 'meetings.read', call: 'calls.read', email: 'emails.read', chat: 'chat.read' };
+
+/** Why a stream stopped before its end. */
+class Cut extends Error {
+  constructor(readonly outcome: ExportOutcome) {
+    super(outcome);
+  }
+}
+
+/** One running export: how to cut it. */
+interface Running {
+  cut(outcome: ExportOutcome): void;
+}
+
+/**
+ * `GET /v1/export`: every record of the company's collections from one snapshot, as NDJSON. The
+ * order of work: the token's scopes for the types and parts; one of the company's export slots
+ * (EXPORT_CONCURRENCY, transaction-scoped advisory locks, so every replica counts the same); the
+ * audit row (fail-closed: no byte without it); the feed's position as of the snapshot
+ * (`Feed-Cursor`); then the records, batch after batch, each batch read only once the one before
+ * was taken by the client (back-pressure), until the trailer line. A reader that takes nothing
+ * for EXPORT_IDLE_SECONDS is cut, as is every stream at the drain deadline of a shutdown; each
+ * end is audited with its count and outcome.
+ */
+@Injectable()
+export class ExportService {
+  private readonly logger = new Logger('Export');
+  private readonly running = new Set<Running>();
+  readonly stats = {
+    started: 0,
+    records: 0,
+    bytes: 0,
+    ended: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<ExportOutcome, number>,
+    seconds: 0,
+  };
+
+  constructor(
+    private readonly tenant: TenantTransaction,
+    private readonly recordings: RecordingsService,
+    private readonly recordingRows: RecordingsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly conversationRows: ConversationsRepository,
+    private readonly changes: ChangesRepository,
+    private readonly codec: CursorCodec,
+    private readonly cls: ClsService<RequestStore>,
+    private readonly trail: AuditTrail,
+    private readonly config: AppConfig,
+    shutdown: ShutdownState,
+    metrics: Metrics,
+  ) {
+    // Streams end just before the drain deadline, with their outcome audited, rather than be cut by it.
+    shutdown.onBegin(() => {
+      const cutAt = Math.max(0, config.shutdownDelayMs + config.shutdownGraceMs - 1000);
+      setTimeout(() => {
+        for (const stream of this.running) stream.cut('shutdown');
+      }, cutAt).unref();
+    });
+    metrics.counter('exports_started_total', 'Export streams started (after their checks, their slot and their audit row).', [
+      { read: () => this.stats.started },
+    ]);
+    metrics.counter(
+      'exports_ended_total',
+      'Export streams ended, by outcome.',
+      OUTCOMES.map((outcome) => ({ labels: { outcome }, read: () => this.stats.ended[outcome] })),
+    );
+    metrics.counter('export_records_total', 'Records written by export streams.', [{ read: () => this.stats.records }]);
+    metrics.counter('export_bytes_total', 'Bytes of NDJSON written by export streams (before compression).', [{ read: () => this.stats.bytes }]);
+    metrics.counter('export_seconds_total', 'Seconds export streams ran, summed.', [{ read: () => this.stats.seconds }]);
+    metrics.gauge('exports_running', 'Export streams running now.', [{ read: () => this.running.size }]);
+  }
+
+  async stream(query: ExportQuery, req: Request, res: Response): Promise<void> {
+    const principal = principalOf(this.cls);
+    const types = this.types(principal.scopes, query.types);
+    const parts = query.include ?? [];
+    this.checkParts(principal.scopes, types, parts);
+    const from = query.after ? exportTypeOf(query.after)! : types[0];
+    if (!types.includes(from)) throw new ApiError('INVALID_FILTER', 'after must be an id of one of the exported collections.');
+    const { exportConcurrency, exportIdleSeconds } = this.config.exports;
+
+    await this.tenant.run(
+      principal.companyId,
+      async () => {
+        if (!(await this.takeSlot(principal.companyId, exportConcurrency))) {
+          throw new ApiError(
+            'RATE_LIMIT_EXCEEDED',
+            `The company already runs ${exportConcurrency} exports; retry after ${BUSY_RETRY_SECONDS} seconds.`,
+            { 'Retry-After': String(BUSY_RETRY_SECONDS) },
+          );
+        }
+        const started = auditEventOf(req, this.cls, 200);
+        await this.audit(started);
+        const position = await this.changes.head();
+        const feedCursor = this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), position);
+        await this.send(res, { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started }, exportIdleSeconds * 1000);
+      },
+      { idleMs: (exportIdleSeconds + 30) * 1000 },
+    );
+  }
+
+  /** The types asked for (every readable one by default), each readable by the token; else 403. */
+  private types(scopes: readonly string[], asked: readonly ExportType[] | undefined): ExportType[] {
+    const readable = EXPORT_TYPES.filter((type) => scopes.includes(SCOPE_OF[type]));
+    const types = asked ?? readable;
+    const unreadable = types.find((type) => !readable.includes(type));
+    if (unreadable) throw AuthErrors.insufficientScope([SCOPE_OF[unreadable]]);
+    if (!types.length) throw AuthErrors.insufficientScope(Object.values(SCOPE_OF), true);
+    return EXPORT_TYPES.filter((type) => types.includes(type));
+  }
+
+  /** Each part needs what its own route needs, for each exported collection that has it. */
+  private checkParts(scopes: readonly string[], types: readonly ExportType[], parts: readonly ExportPart[]): void {
+    const needed = new Set<Scope>();
+    if (parts.includes('transcript') && types.some((t) => t === 'meeting' || t === 'call')) needed.add('transcriptions.read');
+    if (parts.includes('messages') && types.includes('email')) needed.add('emails.content.read');
+    if (parts.includes('messages') && types.includes('chat')) needed.add('chat.content.read');
+    const missing = [...needed].filter((scope) => !scopes.includes(scope));
+    if (missing.length) throw AuthErrors.insufficientScope(missing);
+  }
+
+  /** One of the company's slots, held until the snapshot's transaction ends; false when all are taken. */
+  private async takeSlot(companyId: string, slots: number): Promise<boolean> {
+    for (let slot = 0; slot < slots; slot++) {
+      const [{ taken }] = await this.tenant.query<{ taken: boolean }>(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended('conversation-read-api:export:' || $1 || ':' || $2, 0)) AS taken`,
+        [companyId, slot],
+      );
+      if (taken) return true;
+    }
+    return false;
+  }
+
+  private async audit(event: AuditEvent): Promise<void> {
+    try {
+      await this.trail.record(event);
+    } catch (error) {
+      if (error instanceof AuditUnavailableError) {
+        throw new ApiError('AUDIT_UNAVAILABLE', 'The export could not be recorded in the audit trail, so it was not started; retry with backoff.');
+      }
+      throw error;
+    }
+  }
+
+  /** Writes the stream: headers, every record, the trailer; audits how it ended. */
+  private async send(
+    res: Response,
+    job: { types: ExportType[]; after: string | null; parts: readonly ExportPart[]; feedCursor: string; started: AuditEvent },
+    idleMs: number,
+  ): Promise<void> {
+    const began = Date.now();
+    const records: Record<string, number> = Object.fromEntries(job.types.map((t) => [t, 0]));
+    let bytes = 0;
+    let outcome: ExportOutcome = 'complete';
+    let cutBy: ((cut: Cut) => void) | undefined;
+    const cuts = new Promise<never>((_, reject) => (cutBy = reject));
+    cuts.catch(() => undefined);
+    const running: Running = { cut: (why) => cutBy!(new Cut(why)) };
+    res.once('close', () => {
+      if (!res.writableFinished) running.cut('client_closed');
+    });
+    this.running.add(running);
+    this.stats.started++;
+    res.status(200);
+    res.setHeader('Content-Type', 'application/x-ndjson');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Feed-Cursor', job.feedCursor);
+
+    const write = async (text: string): Promise<void> => {
+      bytes += Buffer.byteLength(text);
+      if (res.write(text)) return;
+      // Back-pressure: the next batch is read only once the client took this one.
+      let timer: NodeJS.Timeout | undefined;
+      const idle = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('idle_timeout')), idleMs)));
+      try {
+        await Promise.race([new Promise<void>((resolve) => res.once('drain', resolve)), idle, cuts]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    try {
+      for (const type of job.types) {
+        let after = type === exportTypeOf(job.after ?? '') ? job.after : null;
+        for (;;) {
+          const batch = await Promise.race([this.batch(type, after, job.parts), cuts]);
+          if (batch.lines.length) {
+            await write(batch.lines.map((line) => `${line}\n`).join(''));
+            records[type] += batch.lines.length;
+            this.stats.records += batch.lines.length;
+          }
+          if (batch.lines.length < BATCH) break;
+          after = batch.last;
+        }
+      }
+      await write(`${JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })}\n`);
+      res.end();
+    } catch (error) {
+      outcome = error instanceof Cut ? error.outcome : 'error';
+      if (outcome === 'error') this.logger.error(`export failed: ${(error as Error).message}`);
+      res.destroy(); // cut: the client sees no trailer and resumes with after=
+    } finally {
+      this.running.delete(running);
+      const seconds = (Date.now() - began) / 1000;
+      this.stats.ended[outcome]++;
+      this.stats.bytes += bytes;
+      this.stats.seconds += seconds;
+      // How it ended, beside the row that let it start (best effort: the stream is over either way).
+      this.trail.recordBestEffort({
+        ...job.started,
+        occurredAt: new Date(),
+        query: { ...job.started.query, export: { outcome, records, bytes, seconds: Math.round(seconds * 1000) / 1000 } },
+      });
+    }
+  }
+
+  /** The next batch of `type` after `after`, each record as its list shows it with `parts`, as JSON text. */
+  private async batch(type: ExportType, after: string | null, parts: readonly ExportPart[]): Promise<{ lines: string[]; last: string | null }> {
+    const company = principalOf(this.cls).companyId;
+    if (type === 'meeting' || type === 'call') {
+      const rows = await this.recordingRows.exportPage(company, type, after, BATCH);
+      const documents = await this.recordings.documents(
+        RECORDING_COLLECTIONS[type],
+        rows,
+        parts.filter((p): p is RecordingPart => p !== 'messages'),
+      );
+      return { lines: documents.map((d) => d.text), last: rows[rows.length - 1]?.public_id ?? null };
+    }
+    const channel = type === 'email' ? EMAIL_CHANNEL : CHAT_CHANNEL;
+    const rows = await this.conversationRows.exportPage<{ id: string; position_micros: string; public_id: string }>(channel.tables, company, after, BATCH);
+    const conversations = await this.conversations.documents(channel as never, rows, parts.includes('messages') ? ['messages'] : [], Infinity);
+    return { lines: conversations.map((c) => JSON.stringify(c)), last: rows[rows.length - 1]?.public_id ?? null };
+  }
+}
