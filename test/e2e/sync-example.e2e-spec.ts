@@ -15,7 +15,7 @@ type Copy = Record<string, { object: string; id: string; parent_id: string | nul
 
 /**
  * The README's promise, as a test: an integrator running examples/sync.mjs keeps an exact copy.
- * The example backfills a demo company through the feed, follows it while the activity
+ * The example backfills a demo company through one export, follows the feed while the activity
  * simulator writes like a capture system (long and overlapping transactions, late emails,
  * edits, revocations, deletions), catches up, and its copy is compared with a full read of the
  * API: zero differences.
@@ -117,12 +117,26 @@ describe('examples/sync.mjs against seed:activity', () => {
     return stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { entries: number; created: number; updated: number; deleted: number; objects: number });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            entries: number;
+            exported: number;
+            created: number;
+            updated: number;
+            deleted: number;
+            requests: number;
+            objects: number;
+          },
+      );
   };
 
-  it('backfills through the feed, follows seed:activity, and ends with zero differences from a full read', async () => {
+  it('backfills through one export, follows the feed with ids + include while seed:activity writes, and ends with zero differences from a full read', async () => {
     const [backfill] = await sync();
     expect(backfill.created).toBeGreaterThan(50); // 25 meetings, 25 calls, emails, chats and their messages
+    expect(backfill.exported).toBeGreaterThan(50);
+    // One export and the feed after it: a handful of requests, not one per record and part.
+    expect(backfill.requests).toBeLessThan(10);
     const copy = JSON.parse(await readFile(state(), 'utf8')) as { cursor: string; objects: Copy };
     expect(differences(copy.objects, await fullRead())).toEqual([]);
 
