@@ -108,7 +108,12 @@ export class RecordingsRepository {
     const records = `SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id COLLATE "C" > $3
       ORDER BY r.public_id COLLATE "C" ${limitClause(take)}`;
     const rows = await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), [companyId, kind, after ?? '']);
-    return pageOf(rows, take).sort((a, b) => (a.public_id < b.public_id ? -1 : 1));
+    // The documents statement returns its rows in (created_at, id) order: back to id order before
+    // the extra row (the fetch size's) is dropped, or a record in the middle would be.
+    return pageOf(
+      rows.sort((a, b) => (a.public_id < b.public_id ? -1 : 1)),
+      take,
+    );
   }
 
   /** The overall evaluation of each record among `publicIds` (of the company and kind); absent ids are simply absent. */

@@ -227,7 +227,12 @@ describe('GET /v1/export', () => {
     await eventually(async () => (await db.query('SELECT 1 FROM audit_events WHERE request_id = $1', [requestId])).length === 2, 30_000);
     const [, end] = await db.query(`SELECT query FROM audit_events WHERE request_id = $1 ORDER BY occurred_at`, [requestId]);
     expect(end.query.export.outcome).toBe('idle_timeout');
-    // The slot is free again.
-    await exported('?types=meeting', bigToken);
+    // The slot is free again; batch after batch, every one of the 6,000 meetings comes once, in id order.
+    const { lines } = await exported('?types=meeting', bigToken);
+    const trailer = lines.pop()!;
+    expect(trailer.records).toEqual({ meeting: 6000 });
+    const ids = lines.map((l) => l.id);
+    expect(new Set(ids).size).toBe(6000);
+    expect(ids).toEqual([...ids].sort());
   }, 300_000);
 });
