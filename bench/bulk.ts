@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
+main().catch((error: Error) => {
+  process.stderr.write(`${error.stack ?? error.message}\n`);
   process.exit(1);
 });

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   log(`wrote ${file}`);
 }
 
-main().catch((error) => {
-  console.error(error);
+main().catch((error: Error) => {
+  process.stderr.write(`${error.stack ?? error.message}\n`);
   process.exit(1);
 });

@@ -204,11 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
     },
     demoActivity: vars.DEMO_ACTIVITY === '1',
-    webhooks: webhookSettings(vars, production),
+    webhooks: webhookSettings(vars),
   });
 }
 
-function webhookSettings(vars: EnvironmentVariables, production: boolean): WebhookSettings {
+function webhookSettings(vars: EnvironmentVariables): WebhookSettings {
   const timeoutMs = vars.WEBHOOK_TIMEOUT_MS ?? 10_000;
   const expireSeconds = vars.WEBHOOK_EXPIRE_SECONDS ?? 120;
   // A job is taken over after expireSeconds: it must outlast at least one attempt and its bookkeeping.
