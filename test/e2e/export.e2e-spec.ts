@@ -102,6 +102,31 @@ describe('GET /v1/export', () => {
     await db?.destroy();
   });
 
+  /** A company too big for the sockets' buffers: 6,000 meetings with their transcripts (tens of MB); made once. */
+  let bigCompanyToken: Promise<string> | undefined;
+  const bigCompany = () => (bigCompanyToken ??= makeBigCompany());
+  async function makeBigCompany(): Promise<string> {
+    // Big enough that the sockets' buffers cannot hold it: 6,000 meetings with their transcripts (tens of MB).
+    const big = await createCompany(db);
+    // As `seed:volume` runs: the schema owner without the tests' statement timeout.
+    const seeding = await new DataSource(
+      dataSourceOptions(assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), { poolSize: 1, statementTimeoutMs: 600_000 }),
+    ).initialize();
+    try {
+      await new VolumeSeeder(seeding, new CompaniesService(new CompaniesRepository(seeding))).seed({
+        company: big.publicId,
+        meetings: 6000,
+        calls: 0,
+        emails: 0,
+        chats: 0,
+        messages: 0,
+      });
+    } finally {
+      await seeding.destroy();
+    }
+    return tokenFor(http, await createClient(db, big, { scopes: [...ALL_SCOPES] }));
+  }
+
   it('streams every record of every readable collection as its list shows it, in id order, then the trailer; Feed-Cursor in the header and the trailer', async () => {
     const { res, lines } = await exported('?include=evaluation,answers,transcript,messages');
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
@@ -159,6 +184,48 @@ describe('GET /v1/export', () => {
     expect(entries.map((e) => e.object_id)).toContain(renamed.public_id);
   });
 
+  it('a writer whose transaction began before the export and commits during it: not in the snapshot, and after Feed-Cursor in the feed', async () => {
+    const [target] = await db.query(`SELECT id, public_id FROM recordings WHERE company_id = $1 AND kind = 'meeting' ORDER BY id DESC LIMIT 1`, [company.id]);
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    await writer.query(`UPDATE recordings SET title = 'Held across the export' WHERE id = $1`, [target.id]);
+    let stream: ReturnType<typeof openExport> | undefined;
+    try {
+      stream = openExport(base, '/v1/export?types=meeting', token);
+      const res = await stream.headed;
+      expect(res.statusCode).toBe(200);
+      await writer.commitTransaction();
+      stream.resume();
+      const { body, complete } = await stream.ended;
+      expect(complete).toBe(true);
+      const line = linesOf(body).find((l) => l.id === target.public_id);
+      expect(line?.title).not.toBe('Held across the export');
+      const feed = new FeedReader(() => http, token);
+      feed.cursor = String(res.headers['feed-cursor']);
+      expect((await feed.poll()).map((e) => e.object_id)).toContain(target.public_id);
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+  });
+
+  it('a client that goes away mid-stream leaves no transaction open, and its end is audited as client_closed', async () => {
+    const stream = openExport(base, '/v1/export?types=meeting&include=transcript', await bigCompany());
+    const res = await stream.headed;
+    const requestId = String(res.headers['x-request-id']);
+    res.destroy();
+    await eventually(async () => (await db.query('SELECT 1 FROM audit_events WHERE request_id = $1', [requestId])).length === 2, 30_000);
+    const [, end] = await db.query(`SELECT query FROM audit_events WHERE request_id = $1 ORDER BY occurred_at`, [requestId]);
+    expect(end.query.export.outcome).toBe('client_closed');
+    await eventually(async () => {
+      const [{ n }] = await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'conversation-read-api' AND state LIKE 'idle in transaction%'`,
+      );
+      return n === 0;
+    }, 30_000);
+  }, 300_000);
+
   it('compressed on request', async () => {
     const plain = (await exported('?types=email')).lines;
     const res = await get('/v1/export?types=email')
@@ -192,25 +259,7 @@ describe('GET /v1/export', () => {
   });
 
   it('EXPORT_CONCURRENCY per company: another export meanwhile is 429 with Retry-After; a reader that takes nothing is cut after EXPORT_IDLE_SECONDS', async () => {
-    // Big enough that the sockets' buffers cannot hold it: 6,000 meetings with their transcripts (tens of MB).
-    const big = await createCompany(db);
-    // As `seed:volume` runs: the schema owner without the tests' statement timeout.
-    const seeding = await new DataSource(
-      dataSourceOptions(assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), { poolSize: 1, statementTimeoutMs: 600_000 }),
-    ).initialize();
-    try {
-      await new VolumeSeeder(seeding, new CompaniesService(new CompaniesRepository(seeding))).seed({
-        company: big.publicId,
-        meetings: 6000,
-        calls: 0,
-        emails: 0,
-        chats: 0,
-        messages: 0,
-      });
-    } finally {
-      await seeding.destroy();
-    }
-    const bigToken = await tokenFor(http, await createClient(db, big, { scopes: [...ALL_SCOPES] }));
+    const bigToken = await bigCompany();
     const stream = openExport(base, '/v1/export?types=meeting&include=transcript', bigToken);
     const res = await stream.headed;
     expect(res.statusCode).toBe(200);
