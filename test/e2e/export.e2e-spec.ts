@@ -13,6 +13,7 @@ import { VolumeSeeder } from '../../src/seeding/volume-seeder';
 import { CompaniesRepository } from '../../src/companies/companies.repository';
 import { CompaniesService } from '../../src/companies/companies.service';
 import { createCompany } from '../support/factories';
+import { processToken, startServiceProcess } from '../support/service-process';
 import { createClient, tokenFor } from '../support/credentials';
 import { FeedReader } from '../support/feed';
 import { expectError, traverse } from '../support/http';
@@ -66,6 +67,28 @@ const linesOf = (body: Buffer): Json[] =>
     .filter((l) => l.length)
     .map((l) => JSON.parse(l));
 
+/** A company too big for the sockets' buffers: 6,000 meetings with their transcripts (tens of MB). */
+async function seedBigCompany(db: DataSource): Promise<Company> {
+  const big = await createCompany(db);
+  // As `seed:volume` runs: the schema owner without the tests' statement timeout.
+  const seeding = await new DataSource(
+    dataSourceOptions(assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), { poolSize: 1, statementTimeoutMs: 600_000 }),
+  ).initialize();
+  try {
+    await new VolumeSeeder(seeding, new CompaniesService(new CompaniesRepository(seeding))).seed({
+      company: big.publicId,
+      meetings: 6000,
+      calls: 0,
+      emails: 0,
+      chats: 0,
+      messages: 0,
+    });
+  } finally {
+    await seeding.destroy();
+  }
+  return big;
+}
+
 describe('GET /v1/export', () => {
   let db: DataSource;
   let app: NestExpressApplication;
@@ -102,30 +125,10 @@ describe('GET /v1/export', () => {
     await db?.destroy();
   });
 
-  /** A company too big for the sockets' buffers: 6,000 meetings with their transcripts (tens of MB); made once. */
+  /** A company too big for the sockets' buffers, made once. */
   let bigCompanyToken: Promise<string> | undefined;
-  const bigCompany = () => (bigCompanyToken ??= makeBigCompany());
-  async function makeBigCompany(): Promise<string> {
-    // Big enough that the sockets' buffers cannot hold it: 6,000 meetings with their transcripts (tens of MB).
-    const big = await createCompany(db);
-    // As `seed:volume` runs: the schema owner without the tests' statement timeout.
-    const seeding = await new DataSource(
-      dataSourceOptions(assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), { poolSize: 1, statementTimeoutMs: 600_000 }),
-    ).initialize();
-    try {
-      await new VolumeSeeder(seeding, new CompaniesService(new CompaniesRepository(seeding))).seed({
-        company: big.publicId,
-        meetings: 6000,
-        calls: 0,
-        emails: 0,
-        chats: 0,
-        messages: 0,
-      });
-    } finally {
-      await seeding.destroy();
-    }
-    return tokenFor(http, await createClient(db, big, { scopes: [...ALL_SCOPES] }));
-  }
+  const bigCompany = () =>
+    (bigCompanyToken ??= seedBigCompany(db).then(async (big) => tokenFor(http, await createClient(db, big, { scopes: [...ALL_SCOPES] }))));
 
   it('streams every record of every readable collection as its list shows it, in id order, then the trailer; Feed-Cursor in the header and the trailer', async () => {
     const { res, lines } = await exported('?include=evaluation,answers,transcript,messages');
@@ -283,5 +286,42 @@ describe('GET /v1/export', () => {
     const ids = lines.map((l) => l.id);
     expect(new Set(ids).size).toBe(6000);
     expect(ids).toEqual([...ids].sort());
+  }, 300_000);
+});
+
+describe('GET /v1/export through a shutdown (the service as its own process)', () => {
+  const DELAY_MS = 500;
+  const GRACE_MS = 4000;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+  });
+  afterAll(() => db?.destroy());
+
+  it('a stream still open at the drain deadline is cut (no trailer), audited as shutdown, and the process exits within the grace', async () => {
+    const big = await seedBigCompany(db);
+    const client = await createClient(db, big, { scopes: [...ALL_SCOPES] });
+    const service = await startServiceProcess({ SHUTDOWN_DELAY_MS: String(DELAY_MS), SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' });
+    try {
+      const token = await processToken(service.base, client);
+      const stream = openExport(service.base, '/v1/export?types=meeting&include=transcript', token);
+      const res = await stream.headed; // a reader that takes nothing after the headers
+      expect(res.statusCode).toBe(200);
+      const requestId = String(res.headers['x-request-id']);
+      const signalled = Date.now();
+      const exited = new Promise<number | null>((resolve) => service.child.once('exit', (code) => resolve(code)));
+      service.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(DELAY_MS + GRACE_MS + 5000);
+      stream.resume(); // what had reached this side, then the cut
+      const { body, complete } = await stream.ended;
+      expect(complete && body.toString('utf8').includes('"object":"export"')).toBe(false);
+      const rows = await db.query(`SELECT query FROM audit_events WHERE request_id = $1 ORDER BY occurred_at`, [requestId]);
+      expect(rows).toHaveLength(2);
+      expect(rows[1].query.export.outcome).toBe('shutdown');
+    } finally {
+      await service.stop();
+    }
   }, 300_000);
 });
