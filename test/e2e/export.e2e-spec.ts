@@ -60,6 +60,13 @@ function openExport(base: string, path: string, token: string, headers: Record<s
   };
 }
 
+/** supertest's parser for a body kept as its bytes (NDJSON, which it would not parse). */
+const rawBody = (r: request.Response, done: (error: Error | null, body: Buffer) => void) => {
+  const parts: Buffer[] = [];
+  r.on('data', (c: Buffer) => parts.push(c));
+  r.on('end', () => done(null, Buffer.concat(parts)));
+};
+
 const linesOf = (body: Buffer): Json[] =>
   body
     .toString('utf8')
@@ -101,11 +108,7 @@ describe('GET /v1/export', () => {
   const exported = async (query = '', t = token) => {
     const res = await get(`/v1/export${query}`, t)
       .buffer(true)
-      .parse((r, done) => {
-        const parts: Buffer[] = [];
-        r.on('data', (c: Buffer) => parts.push(c));
-        r.on('end', () => done(null, Buffer.concat(parts)));
-      })
+      .parse(rawBody)
       .expect(200);
     return { res, lines: linesOf(res.body as Buffer) };
   };
@@ -234,11 +237,7 @@ describe('GET /v1/export', () => {
     const res = await get('/v1/export?types=email')
       .set('Accept-Encoding', 'gzip')
       .buffer(true)
-      .parse((r, done) => {
-        const parts: Buffer[] = [];
-        r.on('data', (c: Buffer) => parts.push(c));
-        r.on('end', () => done(null, Buffer.concat(parts)));
-      })
+      .parse(rawBody)
       .expect(200);
     expect(res.headers['content-encoding']).toBe('gzip');
     // supertest may or may not have inflated it already.
