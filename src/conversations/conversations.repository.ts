@@ -8,11 +8,11 @@ import { ListConversationsQuery } from './list-conversations.query';
 export interface PositionedRow {
   id: string;
   position_micros: string;
+  public_id: string;
 }
 
 /** The columns every message row starts with. */
 export interface MessageRowBase extends PositionedRow {
-  public_id: string;
   conversation_public_id: string;
   sent_at: string;
 }
@@ -64,7 +64,12 @@ export class ConversationsRepository {
   }
 
   /** Up to `take` conversations of the company after `after` in id order (byte order), for the export stream. */
-  async exportPage<C extends { public_id: string }>(tables: ConversationTables, companyId: string, after: string | null, take: number): Promise<C[]> {
+  async exportPage<C extends { public_id: string }>(
+    tables: ConversationTables,
+    companyId: string,
+    after: string | null,
+    take: number,
+  ): Promise<C[]> {
     const rows = await this.tenant.query<C>(
       `${tables.select} WHERE c.company_id = $1 AND c.public_id COLLATE "C" > $2 ORDER BY c.public_id COLLATE "C" ${limitClause(take)}`,
       [companyId, after ?? ''],
@@ -94,7 +99,10 @@ export class ConversationsRepository {
     const p = new Params();
     const company = p.add(companyId);
     const conversation = p.add(conversationPublicId);
-    const keyset = [after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '', ids ? `AND m.public_id = ANY (${p.add(ids)}::text[])` : ''].join(' ');
+    const keyset = [
+      after ? `AND ${p.after('m.sent_at', 'm.id', after)}` : '',
+      ids ? `AND m.public_id = ANY (${p.add(ids)}::text[])` : '',
+    ].join(' ');
     const rows = await this.tenant.query<M | { id: null }>(
       `SELECT page.*, c.public_id AS conversation_public_id
      FROM ${tables.conversations} c
@@ -119,14 +127,23 @@ export class ConversationsRepository {
    * Every message of a conversation (by its internal id, read from a row of this company), in the
    * messages route's order: what `include=messages` embeds.
    */
-  async allMessages<M extends MessageRowBase>(tables: ConversationTables, companyId: string, conversationId: string): Promise<M[]> {
-    return this.tenant.query<M>(
-      `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id
+  /**
+   * Every message of each conversation among `conversationIds` (internal ids), in one statement:
+   * by conversation, then in `(sent_at, id)` order (the messages table's
+   * `(conversation_id, sent_at, id)` index serves each conversation's range).
+   */
+  async messagesOf<M extends MessageRowBase>(
+    tables: ConversationTables,
+    companyId: string,
+    conversationIds: readonly string[],
+  ): Promise<Array<M & { of_conversation: string }>> {
+    return this.tenant.query<M & { of_conversation: string }>(
+      `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id, m.conversation_id AS of_conversation
      FROM ${tables.messages} m
      JOIN ${tables.conversations} c ON c.id = m.conversation_id AND c.company_id = m.company_id
-     WHERE m.company_id = $1 AND m.conversation_id = $2
-     ORDER BY m.sent_at, m.id`,
-      [companyId, conversationId],
+     WHERE m.company_id = $1 AND m.conversation_id = ANY ($2::bigint[])
+     ORDER BY m.conversation_id, m.sent_at, m.id`,
+      [companyId, conversationIds],
     );
   }
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { CursorCodec } from '../common/cursors/cursor-codec';
-import { byteLength, keysetPage, openTimeIdCursor, Page, TimeIdPosition } from '../common/cursors/keyset-page';
+import { keysetPage, openTimeIdCursor, Page, TimeIdPosition } from '../common/cursors/keyset-page';
 import { AuthErrors } from '../auth/auth-errors';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/errors/api-error';
+import { JsonText, withIncluded } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
 import { ConversationChannel } from './conversation-channel';
@@ -30,7 +31,7 @@ export class ConversationsService {
   async list<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
     channel: ConversationChannel<C, M, CD, MD>,
     query: ListConversationsQuery,
-  ): Promise<Page<CD>> {
+  ): Promise<Page<JsonText>> {
     const company = principalOf(this.cls).companyId;
     const parts = this.parts(channel, query.include);
     const binding = { route: channel.listRoute, company, filters: query.filters() };
@@ -44,7 +45,7 @@ export class ConversationsService {
     channel: ConversationChannel<C, M, CD, MD>,
     id: string,
     query: GetConversationQuery = {},
-  ): Promise<CD> {
+  ): Promise<JsonText> {
     const parts = this.parts(channel, query.include);
     const row = await this.conversations.findOne<C>(channel.tables, principalOf(this.cls).companyId, this.publicId(channel.idKind, id));
     if (!row) throw ApiError.notFound();
@@ -53,18 +54,50 @@ export class ConversationsService {
   }
 
   /**
-   * The conversations as the list shows them, with every message when `include=messages` (the
-   * export stream writes these lines too); messages are read no further than `maxBytes` of
-   * conversations (see `included`). Runs in the current tenant transaction.
+   * The conversations as the list shows them, each rendered once as JSON text (measured against
+   * the budget and served as that text), with every message when `include=messages`, presented
+   * as the messages route presents them. Messages are read for groups of conversations, one
+   * statement a group, each group sized from the bytes the conversations so far took so that it
+   * reads about what the budget has left (or READ_BYTES, whichever is less): a page of small
+   * conversations is one or two statements, and one huge conversation is never read beside
+   * dozens of others. Once the rendered conversations pass `maxBytes`, no more are read and only
+   * that prefix of `rows` is returned: a page is cut there anyway (keysetPage), and the export
+   * continues after the last one returned. Runs in the current tenant transaction.
    */
   async documents<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
     channel: ConversationChannel<C, M, CD, MD>,
     rows: C[],
     parts: readonly ConversationPart[],
     maxBytes: number,
-  ): Promise<CD[]> {
-    const messages = await this.included(channel, parts, rows, maxBytes);
-    return rows.map((r) => withMessages(channel.present(r), messages.get(r.id)));
+  ): Promise<JsonText[]> {
+    const render = (row: C, messages?: MD[]) =>
+      withIncluded(new JsonText(JSON.stringify(channel.present(row)), row.public_id), messages && { messages });
+    if (!parts.includes('messages')) return rows.map((row) => render(row));
+    const company = principalOf(this.cls).companyId;
+    const documents: JsonText[] = [];
+    let bytes = 0;
+    let size = FIRST_READ;
+    for (let start = 0; start < rows.length && bytes <= maxBytes;) {
+      const group = rows.slice(start, start + size);
+      const byConversation = new Map<string, MD[]>(group.map((row) => [row.id, []]));
+      for (const message of await this.conversations.messagesOf<M>(
+        channel.tables,
+        company,
+        group.map((row) => row.id),
+      )) {
+        byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+      }
+      for (const row of group) {
+        const document = render(row, byConversation.get(row.id));
+        documents.push(document);
+        bytes += Buffer.byteLength(document.text) + 1;
+        if (bytes > maxBytes) break;
+      }
+      start += group.length;
+      const each = bytes / documents.length;
+      size = Math.max(1, Math.min(rows.length, Math.floor(Math.min(maxBytes - bytes, READ_BYTES) / each)));
+    }
+    return documents;
   }
 
   /** The parts asked for, once the token is checked for what each part's own route needs (messages: the content scope). */
@@ -76,31 +109,6 @@ export class ConversationsService {
       throw AuthErrors.insufficientScope([channel.scope, channel.contentScope]);
     }
     return include ?? [];
-  }
-
-  /**
-   * Every message of each conversation, presented as the messages route presents them, by the
-   * conversation's internal id: read one conversation at a time, in the page's order, and no
-   * further once the conversations read pass `maxBytes` (keysetPage cuts the page there: the
-   * conversations after it were never served, so never needed their messages).
-   */
-  private async included<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
-    channel: ConversationChannel<C, M, CD, MD>,
-    parts: readonly ConversationPart[],
-    rows: C[],
-    maxBytes: number,
-  ): Promise<Map<string, MD[]>> {
-    const byId = new Map<string, MD[]>();
-    if (!parts.includes('messages')) return byId;
-    const company = principalOf(this.cls).companyId;
-    let bytes = 0;
-    for (const row of rows) {
-      const messages = (await this.conversations.allMessages<M>(channel.tables, company, row.id)).map((m) => channel.presentMessage(m));
-      byId.set(row.id, messages);
-      bytes += byteLength(withMessages(channel.present(row), messages)) + 1;
-      if (bytes > maxBytes) break;
-    }
-    return byId;
   }
 
   async messages<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
@@ -159,7 +167,7 @@ export class ConversationsService {
 
 const positionOf = (row: PositionedRow): TimeIdPosition => [row.position_micros, row.id];
 
-/** The conversation with `included.messages` as its last property, when they were asked for. */
-function withMessages<CD, MD>(conversation: CD, messages: MD[] | undefined): CD {
-  return messages === undefined ? conversation : { ...conversation, included: { messages } };
-}
+/** Conversations whose messages the first statement reads, before their sizes are known. */
+const FIRST_READ = 10;
+/** About how many bytes of conversations one statement reads when the budget is larger (the export's, a detail's). */
+const READ_BYTES = 4 * 1024 * 1024;

@@ -56,7 +56,9 @@ export class ExportController {
       'application/x-ndjson': {
         schema: {
           description: 'Each line one of these: a record as its list shows it, then the trailer.',
-          oneOf: [MeetingDto, CallDto, EmailConversationDto, ChatConversationDto, ExportTrailerDto].map((dto) => ({ $ref: getSchemaPath(dto) })),
+          oneOf: [MeetingDto, CallDto, EmailConversationDto, ChatConversationDto, ExportTrailerDto].map((dto) => ({
+            $ref: getSchemaPath(dto),
+          })),
         },
       },
     },

@@ -7,5 +7,9 @@ import { ExportController } from './export.controller';
 import { ExportService } from './export.service';
 
 /** `GET /v1/export`: the NDJSON stream of a whole company from one snapshot. */
-@Module({ imports: [RecordingsModule, ConversationsModule, HealthModule], controllers: [ExportController], providers: [ExportService, ChangesRepository] })
+@Module({
+  imports: [RecordingsModule, ConversationsModule, HealthModule],
+  controllers: [ExportController],
+  providers: [ExportService, ChangesRepository],
+})
 export class ExportModule {}

@@ -9,7 +9,12 @@ export const EXPORT_TYPES = ['meeting', 'call', 'email', 'chat'] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
 
 /** The id kind of each exported collection. */
-export const EXPORT_ID_KIND: Record<ExportType, IdKind> = { meeting: 'meeting', call: 'call', email: 'emailConversation', chat: 'chatConversation' };
+export const EXPORT_ID_KIND: Record<ExportType, IdKind> = {
+  meeting: 'meeting',
+  call: 'call',
+  email: 'emailConversation',
+  chat: 'chatConversation',
+};
 
 /** Every part an export can embed; each applies to the collections that have it. */
 export const EXPORT_PARTS = ['evaluation', 'answers', 'transcript', 'messages'] as const;

@@ -19,7 +19,6 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
 import { Metrics } from '../metrics/metrics';
-import { RECORDING_COLLECTIONS } from '../recordings/recording-collections';
 import { RecordingPart } from '../recordings/recording.vocabulary';
 import { RecordingsRepository } from '../recordings/recordings.repository';
 import { RecordingsService } from '../recordings/recordings.service';
@@ -27,6 +26,8 @@ import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from 
 
 /** Records read and written per batch. */
 const BATCH = 100;
+/** Bytes of conversations with their messages one batch holds at most (it always holds one). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 /** Seconds a client told the exports are busy waits before trying again. */
 const BUSY_RETRY_SECONDS = 30;
 
@@ -100,7 +101,9 @@ export class ExportService {
       OUTCOMES.map((outcome) => ({ labels: { outcome }, read: () => this.stats.ended[outcome] })),
     );
     metrics.counter('export_records_total', 'Records written by export streams.', [{ read: () => this.stats.records }]);
-    metrics.counter('export_bytes_total', 'Bytes of NDJSON written by export streams (before compression).', [{ read: () => this.stats.bytes }]);
+    metrics.counter('export_bytes_total', 'Bytes of NDJSON written by export streams (before compression).', [
+      { read: () => this.stats.bytes },
+    ]);
     metrics.counter('export_seconds_total', 'Seconds export streams ran, summed.', [{ read: () => this.stats.seconds }]);
     metrics.gauge('exports_running', 'Export streams running now.', [{ read: () => this.running.size }]);
   }
@@ -128,7 +131,11 @@ export class ExportService {
         await this.audit(started);
         const position = await this.changes.head();
         const feedCursor = this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), position);
-        await this.send(res, { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started }, exportIdleSeconds * 1000);
+        await this.send(
+          res,
+          { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started },
+          exportIdleSeconds * 1000,
+        );
       },
       { idleMs: (exportIdleSeconds + 30) * 1000 },
     );
@@ -171,7 +178,10 @@ export class ExportService {
       await this.trail.record(event);
     } catch (error) {
       if (error instanceof AuditUnavailableError) {
-        throw new ApiError('AUDIT_UNAVAILABLE', 'The export could not be recorded in the audit trail, so it was not started; retry with backoff.');
+        throw new ApiError(
+          'AUDIT_UNAVAILABLE',
+          'The export could not be recorded in the audit trail, so it was not started; retry with backoff.',
+        );
       }
       throw error;
     }
@@ -201,31 +211,42 @@ export class ExportService {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Feed-Cursor', job.feedCursor);
 
+    // One 'drain' listener for the whole stream: compression moves listeners added to the
+    // response onto its encoder, where removing them later does not reach.
+    let drained: (() => void) | undefined;
+    res.on('drain', () => drained?.());
     const write = async (text: string): Promise<void> => {
       bytes += Buffer.byteLength(text);
       if (res.write(text)) return;
-      // Back-pressure: the next batch is read only once the client took this one.
+      // Back-pressure: nothing more is written until the client took this (the batch after it is read meanwhile).
       let timer: NodeJS.Timeout | undefined;
       const idle = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('idle_timeout')), idleMs)));
       try {
-        await Promise.race([new Promise<void>((resolve) => res.once('drain', resolve)), idle, cuts]);
+        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), idle, cuts]);
       } finally {
+        drained = undefined;
         clearTimeout(timer);
       }
     };
 
     try {
       for (const type of job.types) {
-        let after = type === exportTypeOf(job.after ?? '') ? job.after : null;
+        const read = (after: string | null) => {
+          const batch = this.batch(type, after, job.parts);
+          batch.catch(() => undefined); // awaited below; a cut meanwhile must not leave it unhandled
+          return batch;
+        };
+        let next = read(type === exportTypeOf(job.after ?? '') ? job.after : null);
         for (;;) {
-          const batch = await Promise.race([this.batch(type, after, job.parts), cuts]);
+          const batch = await Promise.race([next, cuts]);
+          // The database reads the following batch while this one goes to the client.
+          if (!batch.done) next = read(batch.last);
           if (batch.lines.length) {
             await write(batch.lines.map((line) => `${line}\n`).join(''));
             records[type] += batch.lines.length;
             this.stats.records += batch.lines.length;
           }
-          if (batch.lines.length < BATCH) break;
-          after = batch.last;
+          if (batch.done) break;
         }
       }
       await write(`${JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })}\n`);
@@ -249,21 +270,45 @@ export class ExportService {
     }
   }
 
-  /** The next batch of `type` after `after`, each record as its list shows it with `parts`, as JSON text. */
-  private async batch(type: ExportType, after: string | null, parts: readonly ExportPart[]): Promise<{ lines: string[]; last: string | null }> {
+  /**
+   * The next batch of `type` after `after`, each record as its list shows it with `parts`, as
+   * JSON text; `done` when no record of the type follows it.
+   */
+  private async batch(
+    type: ExportType,
+    after: string | null,
+    parts: readonly ExportPart[],
+  ): Promise<{ lines: string[]; last: string | null; done: boolean }> {
     const company = principalOf(this.cls).companyId;
     if (type === 'meeting' || type === 'call') {
-      const rows = await this.recordingRows.exportPage(company, type, after, BATCH);
-      const documents = await this.recordings.documents(
-        RECORDING_COLLECTIONS[type],
-        rows,
+      const rows = await this.recordingRows.exportPage(
+        company,
+        type,
+        after,
+        BATCH,
         parts.filter((p): p is RecordingPart => p !== 'messages'),
       );
-      return { lines: documents.map((d) => d.text), last: rows[rows.length - 1]?.public_id ?? null };
+      const documents = this.recordings.documents(rows);
+      return { lines: documents.map((d) => d.text), last: rows[rows.length - 1]?.public_id ?? null, done: rows.length < BATCH };
     }
     const channel = type === 'email' ? EMAIL_CHANNEL : CHAT_CHANNEL;
-    const rows = await this.conversationRows.exportPage<{ id: string; position_micros: string; public_id: string }>(channel.tables, company, after, BATCH);
-    const conversations = await this.conversations.documents(channel as never, rows, parts.includes('messages') ? ['messages'] : [], Infinity);
-    return { lines: conversations.map((c) => JSON.stringify(c)), last: rows[rows.length - 1]?.public_id ?? null };
+    const rows = await this.conversationRows.exportPage<{ id: string; position_micros: string; public_id: string }>(
+      channel.tables,
+      company,
+      after,
+      BATCH,
+    );
+    // A batch of conversations holds at most BATCH_BYTES with their messages (at least one): the rest follow in the next.
+    const documents = await this.conversations.documents(
+      channel as never,
+      rows,
+      parts.includes('messages') ? ['messages'] : [],
+      BATCH_BYTES,
+    );
+    return {
+      lines: documents.map((d) => d.text),
+      last: documents[documents.length - 1]?.id ?? after,
+      done: rows.length < BATCH && documents.length === rows.length,
+    };
   }
 }

@@ -10,7 +10,8 @@ import {
 import { Instant } from '../common/validation/instant';
 import { Audience, AUDIENCES, MEDIA_TYPES, MediaType, RECORDING_PARTS, RecordingPart } from './recording.vocabulary';
 
-const INCLUDE = 'Parts to embed in each record under `included`, each exactly as its own route answers it (`transcript` needs `transcriptions.read`).';
+const INCLUDE =
+  'Parts to embed in each record under `included`, each exactly as its own route answers it (`transcript` needs `transcriptions.read`).';
 
 /** Query of `GET /v1/meetings` and `GET /v1/calls`. Bounds are exclusive. */
 export class ListRecordingsQuery extends PageQuery {

@@ -165,7 +165,10 @@ export class RecordingIncludedDto {
   evaluation?: OverallEvaluationDto;
   @ApiPropertyOptional({ type: [AnswerDto], description: 'With `include=answers`: the `data` of `/answers`.' })
   answers?: AnswerDto[];
-  @ApiPropertyOptional({ type: TranscriptDto, description: 'With `include=transcript`: what `/transcript` answers (`available: false` when unreadable).' })
+  @ApiPropertyOptional({
+    type: TranscriptDto,
+    description: 'With `include=transcript`: what `/transcript` answers (`available: false` when unreadable).',
+  })
   transcript?: TranscriptDto;
 }
 

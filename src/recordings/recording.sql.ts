@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { json, jsonArray, jsonObject } from '../database/json-sql';
 import { iso, micros } from '../database/sql';
-import { RecordingKind } from './recording.vocabulary';
+import { RECORDING_PARTS, RecordingKind, RecordingPart } from './recording.vocabulary';
 
 /**
  * The wire format of meetings and calls, written once, in SQL: PostgreSQL renders each record's
@@ -232,39 +232,133 @@ export const DOCUMENT_FORMAT = createHash('sha256')
   .digest()
   .readInt32BE(0);
 
-/** What each statement returns per record: its keyset position, its public id and its JSON text. */
+/** What each statement returns per record: its keyset position, its public id and its JSON text; `included` when parts were asked. */
 export interface RecordingDocumentRow {
   id: string;
   created_micros: string;
   public_id: string;
   document: string;
+  /** The JSON text of the `included` object (the parts asked for), when the statement was asked for parts. */
+  included?: string;
 }
+
+/** A JSON string literal of ours (never input), as an SQL expression of JSON text. */
+const literal = (text: string) => `'${JSON.stringify(text)}'`;
+
+/** The overall evaluation of record `r`, as `GET …/evaluations/overall` answers it: before it started, only its status. */
+function evaluationPart(): string {
+  const started = `(ev.status IS NOT NULL AND ev.status <> 'not_started')`;
+  const once = (value: string) => `CASE WHEN ${started} THEN ${value} ELSE 'null' END`;
+  return `(SELECT ${jsonObject([
+    ['id', once(json('ev.public_id'))],
+    ['object', literal('overall_meeting_evaluation')],
+    ['meeting_id', json('r.public_id')],
+    ['status', json(`coalesce(ev.status, 'not_started')`)],
+    ['score', once(json('ev.score'))],
+    ['justification', once(json('ev.justification'))],
+    ['created_at', once(json(iso('ev.created_at')))],
+    ['updated_at', once(json(iso('ev.updated_at')))],
+  ])} FROM (SELECT) one LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id)`;
+}
+
+/** The answers of record `r` to its template's questions, in question order, as the `data` of `GET …/answers`. */
+function answersPart(): string {
+  return jsonArray(
+    jsonObject([
+      ['id', json('a.public_id')],
+      ['object', literal('meeting_answer')],
+      [
+        'question',
+        jsonObject([
+          ['id', json('q.public_id')],
+          ['text', json('q.text')],
+          ['type', json('q.type')],
+          ['order', json('q.position')],
+        ]),
+      ],
+      ['answer', json('a.answer')],
+      ['updated_at', json(iso('a.updated_at'))],
+    ]),
+    'q.position',
+    'template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id WHERE q.template_id = r.template_id',
+  );
+}
+
+/** The transcript of record `r`, as `GET …/transcript` answers it: the enhanced variant when there is one; unavailable unless completed. */
+function transcriptPart(): string {
+  const utterance = jsonObject([
+    ['speaker', storedValue("u.e->'speaker'")],
+    ['text', storedValue("u.e->'text'")],
+    ['start_ms', storedValue("u.e->'start_ms'")],
+    ['end_ms', storedValue("u.e->'end_ms'")],
+  ]);
+  const available = jsonObject([
+    ['object', literal('transcript')],
+    ['meeting_id', json('r.public_id')],
+    ['available', `'true'`],
+    ['status', json('r.transcript_status')],
+    ['variant', json('t.variant')],
+    ['utterances', jsonArray(utterance, 'u.n', 'jsonb_array_elements(t.utterances) WITH ORDINALITY AS u(e, n)')],
+    ['created_at', json(iso('t.created_at'))],
+    ['updated_at', json(iso('t.updated_at'))],
+  ]);
+  const unavailable = jsonObject([
+    ['object', literal('transcript')],
+    ['meeting_id', json('r.public_id')],
+    ['available', `'false'`],
+    ['status', json('r.transcript_status')],
+    ['variant', `'null'`],
+    ['utterances', `'[]'`],
+    ['created_at', `'null'`],
+    ['updated_at', `'null'`],
+  ]);
+  return `coalesce((SELECT ${available} FROM transcripts t WHERE t.recording_id = r.id AND r.transcript_status = 'completed'
+    ORDER BY t.variant = 'enhanced' DESC LIMIT 1), ${unavailable})`;
+}
+
+/**
+ * Each part `include` can embed, rendered by PostgreSQL in the statement that reads the records
+ * (so a page with its parts is one statement, and the service splices the text in unparsed).
+ * The parts' own routes present the same shapes from their rows (recording.presenter.ts); the
+ * bulk e2e spec holds the two equal, field for field, for every record in every demo state.
+ */
+const PARTS: Record<RecordingPart, string> = { evaluation: evaluationPart(), answers: answersPart(), transcript: transcriptPart() };
+
+/** The `included` object of `parts`, in the order `included` lists them. */
+const includedOf = (parts: readonly RecordingPart[]) =>
+  jsonObject(RECORDING_PARTS.filter((p) => parts.includes(p)).map((p) => [p, PARTS[p]] as const));
 
 /**
  * The statement that answers the records chosen by `records` (a `SELECT r.* FROM recordings r
  * …` with its own WHERE, ORDER BY and LIMIT), in `(created_at, id)` order: each record's stored
  * document (recording_documents, kept by the read model) when it is current and of this format,
- * else the record rendered live. A write invalidates a document in the writing transaction (the
- * change capture's entries do it), so no reader ever sees one older than the tables it reads.
+ * else the record rendered live; with `parts`, their `included` object beside it. A write
+ * invalidates a document in the writing transaction (the change capture's entries do it), so
+ * no reader ever sees one older than the tables it reads.
  */
-export function recordingDocuments(kind: RecordingKind, records: string): string {
-  const key = `${kind}:${records}`;
+export function recordingDocuments(kind: RecordingKind, records: string, parts: readonly RecordingPart[] = []): string {
+  const key = `${kind}:${parts.join(',')}:${records}`;
   let statement = STATEMENTS.get(key);
   if (!statement) {
-    statement = documentsStatement(kind, records);
+    statement = documentsStatement(kind, records, parts);
     if (STATEMENTS.size >= 256) STATEMENTS.clear(); // a bounded set of shapes in practice; never unbounded
     STATEMENTS.set(key, statement);
   }
   return statement;
 }
 
-/** The statements built so far, by kind and record selection. */
+/** The statements built so far, by kind, parts and record selection. */
 const STATEMENTS = new Map<string, string>();
 
-function documentsStatement(kind: RecordingKind, records: string): string {
+function documentsStatement(kind: RecordingKind, records: string, parts: readonly RecordingPart[]): string {
   return `WITH page AS MATERIALIZED (${records})
   SELECT r.id, ${micros('r.created_at')} AS created_micros, r.public_id,
-    coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.document END, ${liveDocument(kind)}) AS document
+    coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.document END, ${liveDocument(kind)}) AS document${
+      parts.length
+        ? `,
+    ${includedOf(parts)} AS included`
+        : ''
+    }
   FROM page r LEFT JOIN recording_documents d ON d.recording_id = r.id
   ORDER BY r.created_at, r.id`;
 }

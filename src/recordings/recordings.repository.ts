@@ -5,7 +5,7 @@ import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
 import { QuestionDto } from './recording.dto';
 import { RecordingDocumentRow, recordingDocuments } from './recording.sql';
-import { EvaluationStatus, RecordingKind, TranscriptStatus, TranscriptVariant } from './recording.vocabulary';
+import { EvaluationStatus, RecordingKind, RecordingPart, TranscriptStatus, TranscriptVariant } from './recording.vocabulary';
 
 export interface EvaluationRow {
   public_id: string;
@@ -60,6 +60,7 @@ export class RecordingsRepository {
     query: ListRecordingsQuery,
     after: TimeIdPosition | null,
     take: number,
+    parts: readonly RecordingPart[] = [],
   ): Promise<RecordingDocumentRow[]> {
     const p = new Params();
     const company = p.add(companyId);
@@ -76,7 +77,7 @@ export class RecordingsRepository {
     const limit = limitClause(take);
     if (!query.owner_email) {
       const records = `SELECT r.* FROM recordings r WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`;
-      return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), p.values), take);
+      return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts), p.values), take);
     }
     // The per-user LIMIT stays a parameter on purpose: a generic plan then expects to read a
     // few rows of each user and walks the owner index in order; with the literal page size it
@@ -89,12 +90,17 @@ export class RecordingsRepository {
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
       ORDER BY o.created_at, o.id ${limit}`;
     const records = `SELECT r.* FROM recordings r WHERE r.company_id = ${company} AND r.id IN (${ids})`;
-    return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), p.values), take);
+    return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts), p.values), take);
   }
 
-  async findOne(companyId: string, kind: RecordingKind, publicId: string): Promise<RecordingDocumentRow | null> {
+  async findOne(
+    companyId: string,
+    kind: RecordingKind,
+    publicId: string,
+    parts: readonly RecordingPart[] = [],
+  ): Promise<RecordingDocumentRow | null> {
     const [row] = await this.tenant.query<RecordingDocumentRow>(
-      recordingDocuments(kind, 'SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3'),
+      recordingDocuments(kind, 'SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3', parts),
       [companyId, kind, publicId],
     );
     return row ?? null;
@@ -104,10 +110,16 @@ export class RecordingsRepository {
    * Up to `take` records of the company and kind after `after` in id order (byte order), for the
    * export stream (an index range scan: recordings_export), rendered as the list renders them.
    */
-  async exportPage(companyId: string, kind: RecordingKind, after: string | null, take: number): Promise<RecordingDocumentRow[]> {
+  async exportPage(
+    companyId: string,
+    kind: RecordingKind,
+    after: string | null,
+    take: number,
+    parts: readonly RecordingPart[] = [],
+  ): Promise<RecordingDocumentRow[]> {
     const records = `SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id COLLATE "C" > $3
       ORDER BY r.public_id COLLATE "C" ${limitClause(take)}`;
-    const rows = await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records), [companyId, kind, after ?? '']);
+    const rows = await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts), [companyId, kind, after ?? '']);
     // The documents statement returns its rows in (created_at, id) order: back to id order before
     // the extra row (the fetch size's) is dropped, or a record in the middle would be.
     return pageOf(

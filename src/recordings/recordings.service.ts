@@ -4,12 +4,12 @@ import { AuthErrors } from '../auth/auth-errors';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { Collection, keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
-import { JsonText, withIncluded } from '../common/http/json-text';
+import { JsonText, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
-import { AnswerDto, OverallEvaluationDto, RecordingIncludedDto, TranscriptDto } from './recording.dto';
+import { AnswerDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
 import { presentAnswers, presentEvaluation, presentTranscript } from './recording.presenter';
 import { RecordingCollection } from './recording-collections';
 import { RecordingPart } from './recording.vocabulary';
@@ -35,27 +35,33 @@ export class RecordingsService {
     const parts = this.parts(c, query.include);
     const binding = { route: c.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
-    const rows = await this.recordings.listPage(company, c.kind, query, after, query.limit + 1);
-    const documents = await this.documents(c, rows.slice(0, query.limit), parts);
-    return keysetPage(rows, query.limit, (r) => [r.created_micros, r.id], () => documents, this.codec, binding, this.config.pageBytesMax);
+    const rows = await this.recordings.listPage(company, c.kind, query, after, query.limit + 1, parts);
+    const documents = this.documents(rows.slice(0, query.limit));
+    return keysetPage(
+      rows,
+      query.limit,
+      (r) => [r.created_micros, r.id],
+      () => documents,
+      this.codec,
+      binding,
+      this.config.pageBytesMax,
+    );
   }
 
   async get(c: RecordingCollection, id: string, query: GetRecordingQuery = {}): Promise<JsonText> {
     const company = principalOf(this.cls).companyId;
     const parts = this.parts(c, query.include);
-    const row = await this.recordings.findOne(company, c.kind, this.publicId(c, id));
+    const row = await this.recordings.findOne(company, c.kind, this.publicId(c, id), parts);
     if (!row) throw ApiError.notFound();
-    const [document] = await this.documents(c, [row], parts);
-    return document;
+    return this.documents([row])[0];
   }
 
   /**
-   * The records as the list shows them: their rendered text, with the parts asked for spliced in
-   * (the export stream writes these lines too). Runs in the current tenant transaction.
+   * The records as the list shows them: their rendered text, with the `included` text the
+   * statement rendered beside it (when parts were asked) spliced in. The export writes these too.
    */
-  async documents(c: RecordingCollection, rows: RecordingDocumentRow[], parts: readonly RecordingPart[]): Promise<JsonText[]> {
-    const included = await this.included(c, parts, rows.map((r) => r.public_id));
-    return rows.map((r) => withIncluded(new JsonText(r.document, r.public_id), included?.get(r.public_id)));
+  documents(rows: RecordingDocumentRow[]): JsonText[] {
+    return rows.map((r) => withIncludedText(new JsonText(r.document, r.public_id), r.included));
   }
 
   async overallEvaluation(c: RecordingCollection, id: string): Promise<OverallEvaluationDto> {
@@ -82,31 +88,6 @@ export class RecordingsService {
       throw AuthErrors.insufficientScope([c.scope, 'transcriptions.read']);
     }
     return include ?? [];
-  }
-
-  /**
-   * Each record's parts, by its public id, read with one statement per part for all of them and
-   * presented by the parts' own routes' presenters; undefined when nothing is asked.
-   */
-  private async included(
-    c: RecordingCollection,
-    parts: readonly RecordingPart[],
-    publicIds: string[],
-  ): Promise<Map<string, RecordingIncludedDto> | undefined> {
-    if (!parts.length || !publicIds.length) return undefined;
-    const company = principalOf(this.cls).companyId;
-    const byId = new Map<string, RecordingIncludedDto>(publicIds.map((id) => [id, {}]));
-    // One after the other: they share the request's one tenant transaction (one connection).
-    for (const part of parts) {
-      if (part === 'evaluation') {
-        for (const row of await this.recordings.evaluations(company, c.kind, publicIds)) byId.get(row.public_id)!.evaluation = presentEvaluation(row);
-      } else if (part === 'answers') {
-        for (const row of await this.recordings.answers(company, c.kind, publicIds)) byId.get(row.public_id)!.answers = presentAnswers(row);
-      } else {
-        for (const row of await this.recordings.transcripts(company, c.kind, publicIds)) byId.get(row.public_id)!.transcript = presentTranscript(row);
-      }
-    }
-    return byId;
   }
 
   /** A malformed id, or one of the other collection, is simply not found. */

@@ -543,6 +543,14 @@ describe('email and chat conversations', () => {
           expect(messages[1]).toBe(messages[0]);
           expect(lists[0]).toBe(4); // BEGIN + the client's state + tenant (one round trip), the page, COMMIT, the audit row
           expect(messages[0]).toBe(4);
+          // include=messages reads the messages of a page in a statement per group of
+          // conversations (sized by their bytes), never in one per conversation.
+          spy.mockClear();
+          const included = await get(t, `${c.path}?limit=100&include=messages`).expect(200);
+          expect(included.body.data).toHaveLength(100);
+          expect(included.body.data.find((d: { id: string }) => d.id === conv.publicId).included.messages.length).toBeGreaterThanOrEqual(120);
+          expect(spy.mock.calls.length).toBeGreaterThan(lists[0]);
+          expect(spy.mock.calls.length).toBeLessThanOrEqual(lists[0] + 2);
         } finally {
           spy.mockRestore();
         }

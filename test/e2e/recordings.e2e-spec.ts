@@ -576,11 +576,12 @@ describe.each(COLLECTIONS)('$path', (c) => {
         }
       });
       const spy = jest.spyOn(Client.prototype, 'query'); // every statement of every pool, TypeORM's or not
-      const count = async (limit: number) => {
+      const count = async (limit: number, include = '') => {
         spy.mockClear();
-        const res = await get(t, `${c.path}?limit=${limit}`).expect(200);
+        const res = await get(t, `${c.path}?limit=${limit}${include ? `&include=${include}` : ''}`).expect(200);
         expect(res.body.data).toHaveLength(limit);
         expect(res.body.data[limit - 1].tags).toHaveLength(1);
+        if (include) expect(Object.keys(res.body.data[limit - 1].included)).toEqual(include.split(','));
         return spy.mock.calls.length;
       };
       try {
@@ -588,6 +589,8 @@ describe.each(COLLECTIONS)('$path', (c) => {
         const hundred = await count(100);
         expect(hundred).toBe(one);
         expect(one).toBe(4); // BEGIN + the client's state + tenant (one round trip), the page, COMMIT, the audit row
+        // Every part comes in the page's own statement: no statement more, whatever the parts.
+        expect(await count(100, 'evaluation,answers,transcript')).toBe(one);
       } finally {
         spy.mockRestore();
       }

@@ -40,7 +40,8 @@ export function keysetPage<Row, T>(
   const fetched = rows.length > limit ? rows.slice(0, limit) : rows;
   const items = present(fetched);
   const served = withinBudget(items, maxBytes);
-  const hasMore = rows.length > limit || served < items.length;
+  // `present` may return a prefix of the rows (it stopped reading at the budget): those after it were not served either.
+  const hasMore = rows.length > limit || served < fetched.length;
   const last = fetched[served - 1];
   return new Page(items.slice(0, served), {
     limit,

@@ -16,8 +16,13 @@ export class JsonText {
  * nothing was asked.
  */
 export function withIncluded(resource: JsonText, included: object | undefined): JsonText {
+  return withIncludedText(resource, included === undefined ? undefined : JSON.stringify(included));
+}
+
+/** The same with `included` already JSON text (rendered by PostgreSQL). */
+export function withIncludedText(resource: JsonText, included: string | undefined): JsonText {
   if (included === undefined) return resource;
-  return new JsonText(`${resource.text.slice(0, resource.text.lastIndexOf('}'))},"included":${JSON.stringify(included)}}`, resource.id);
+  return new JsonText(`${resource.text.slice(0, resource.text.lastIndexOf('}'))},"included":${included}}`, resource.id);
 }
 
 /**
