@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Keeps a complete, current copy of a company's conversations in a JSON file, the fast way:
+// Keeps a complete, current copy of a company's conversations in a local file, the fast way:
 // one export stream for the first copy (resumed with `after=` if it is cut), then the change
 // feed from the export's Feed-Cursor, fetching what each page of entries names in batches of up
 // to 100 with `ids` + `include` (ids that do not come back are deleted), applying the page, then
@@ -10,7 +10,24 @@
 // The copy holds, per object, what its routes answer: a meeting or call's details, evaluation,
 // answers and transcript (the transcript needs transcriptions.read); a conversation's details;
 // each message (with the content scope). It prints one JSON line per run: what it applied.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+//
+// The state file is an append-only journal, one JSON object per line:
+//   {"put":"meeting:mtg_…","value":{"object":"meeting","id":"mtg_…","parent_id":null,"details":{…},"evaluation":…}}
+//   {"delete":"chat_message:wamsg_…"}
+//   {"export":{"feed_cursor":"cur_…","after":"mtg_…"}}   during the backfill: the first Feed-Cursor, the last id stored
+//   {"cursor":"cur_…"}                                   after it: where the feed resumes
+// Keys are `type:id` (meeting, call, email, chat, email_message, chat_message; a message's
+// parent_id is its conversation). A checkpoint line (export or cursor) is appended only after the
+// lines of what it covers, so a crash at any point repeats work and never loses any. To read it,
+// replay the lines in order: the last put of a key wins, a delete removes it, the last checkpoint
+// holds; a last line without its newline is a write cut by a crash: ignore it (this script
+// truncates it away before appending). When a run ends (with --follow: when the journal holds more
+// than twice as many lines as live objects, and at exit), and at start when it is that large, the
+// live objects and the last checkpoint are written to `<state>.tmp`, synced and renamed over it.
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rename, truncate } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -94,19 +111,179 @@ async function all(path) {
   return items;
 }
 
+/** The copy: each object as the UTF-8 bytes of its value's JSON (memory about the size of the data), the last checkpoint, and the journal's line count. */
+const state = { cursor: null, export: null, objects: new Map(), lines: 0 };
+const BATCH = 1 << 20; // bytes gathered before one write
+
+/** One file written through one stream, in batches, waiting for the stream to drain when it asks to. */
+class Writer {
+  parts = [];
+  size = 0;
+  static async open(path, flags) {
+    const writer = new Writer();
+    writer.stream = createWriteStream(path, { flags, highWaterMark: 4 * BATCH });
+    await once(writer.stream, 'ready');
+    return writer;
+  }
+  async write(...chunks) {
+    for (const chunk of chunks) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      this.parts.push(bytes);
+      this.size += bytes.length;
+    }
+    if (this.size >= BATCH) await this.flush();
+  }
+  async flush() {
+    if (!this.size) return;
+    const ok = this.stream.write(Buffer.concat(this.parts, this.size));
+    this.parts = [];
+    this.size = 0;
+    if (!ok) await once(this.stream, 'drain');
+  }
+  async close() {
+    await this.flush();
+    await new Promise((resolve, reject) => {
+      this.stream.once('close', resolve).once('error', reject);
+      this.stream.end();
+    });
+  }
+}
+let journal;
+
+const END = Buffer.from('}\n');
+/** A put line: these three pieces, the value's bytes as they are kept. */
+const putLine = (key, bytes) => [`{"put":${JSON.stringify(key)},"value":`, bytes, END];
+const checkpointLine = () => `${JSON.stringify(state.export ? { export: state.export } : { cursor: state.cursor })}\n`;
+const hasCheckpoint = () => Boolean(state.export || state.cursor);
+/** Lines of the journal that no longer say anything: superseded puts, deletes, older checkpoints. */
+const deadLines = () => state.lines - state.objects.size - (hasCheckpoint() ? 1 : 0);
+
+async function put(key, value) {
+  const bytes = Buffer.from(JSON.stringify(value));
+  const created = !state.objects.has(key);
+  state.objects.set(key, bytes);
+  await journal.write(...putLine(key, bytes));
+  state.lines++;
+  return created;
+}
+
+async function remove(key) {
+  if (!state.objects.delete(key)) return false;
+  await journal.write(`${JSON.stringify({ delete: key })}\n`);
+  state.lines++;
+  return true;
+}
+
+/** Appended after the lines of what it covers (one stream keeps their order), then handed to the file. */
+async function checkpoint() {
+  await journal.write(checkpointLine());
+  state.lines++;
+  await journal.flush();
+}
+
+const PUT = Buffer.from('{"put":"');
+const VALUE = Buffer.from(',"value":');
+/** One whole line of the journal (its bytes, without the newline), applied to the state. */
+function replay(line) {
+  if (!line.length) return;
+  // The put lines this script writes are read without parsing: the value's bytes are kept as they are.
+  const end = line.indexOf(0x22, PUT.length); // the key's closing quote
+  const fast =
+    end > 0 &&
+    end + 1 + VALUE.length < line.length &&
+    line.compare(PUT, 0, PUT.length, 0, PUT.length) === 0 &&
+    !line.subarray(PUT.length, end).includes(0x5c) && // no escape in the key
+    line.compare(VALUE, 0, VALUE.length, end + 1, end + 1 + VALUE.length) === 0 &&
+    line[line.length - 1] === 0x7d;
+  if (fast) {
+    state.objects.set(line.toString('utf8', PUT.length, end), Buffer.from(line.subarray(end + 1 + VALUE.length, line.length - 1)));
+  } else {
+    let entry;
+    try {
+      entry = JSON.parse(line.toString('utf8'));
+    } catch {
+      throw new Error(`${args.state}: line ${state.lines + 1} is damaged (not JSON); only a last line may be cut`);
+    }
+    if ('put' in entry) state.objects.set(entry.put, Buffer.from(JSON.stringify(entry.value)));
+    else if ('delete' in entry) state.objects.delete(entry.delete);
+    else if ('export' in entry) state.export = entry.export;
+    else if ('cursor' in entry) [state.cursor, state.export] = [entry.cursor, null];
+    else throw new Error(`${args.state}: line ${state.lines + 1} is not a journal line`);
+  }
+  state.lines++;
+}
+
+/**
+ * Replays the journal, then opens it for appending: a last line cut by a crash is truncated away
+ * first. A state file of the earlier format (one JSON document) is read and rewritten as a journal.
+ */
 async function load(path) {
+  let whole = 0; // bytes of whole lines
+  let read = 0;
+  let tail = []; // the bytes after the last newline
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    for await (const chunk of createReadStream(path, { highWaterMark: BATCH })) {
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+        const piece = chunk.subarray(start, nl);
+        replay(tail.length ? Buffer.concat([...tail, piece]) : piece);
+        tail = [];
+        start = nl + 1;
+      }
+      if (start) whole = read + start;
+      if (start < chunk.length) tail.push(chunk.subarray(start));
+      read += chunk.length;
+    }
   } catch (error) {
-    if (error.code === 'ENOENT') return { cursor: null, export: null, objects: {} };
-    throw error;
+    if (error.code !== 'ENOENT') throw error;
+  }
+  let earlier = null;
+  if (tail.length && !state.lines) {
+    try {
+      earlier = JSON.parse(Buffer.concat(tail).toString('utf8'));
+    } catch {
+      earlier = null; // a first line cut by a crash
+    }
+  }
+  if (earlier?.objects) {
+    [state.cursor, state.export] = [earlier.cursor, earlier.export];
+    for (const [key, value] of Object.entries(earlier.objects)) state.objects.set(key, Buffer.from(JSON.stringify(value)));
+    return compact();
+  }
+  if (!hasCheckpoint() && state.lines) {
+    // Nothing was checkpointed: a run from scratch, whose objects are no base to resume from.
+    state.objects.clear();
+    state.lines = 0;
+    whole = 0;
+  }
+  if (whole < read) await truncate(path, whole);
+  if (state.lines > 2 * (state.objects.size + 1)) return compact();
+  journal = await Writer.open(path, 'a');
+}
+
+/** Hands what was written to a file (or a directory's entries) to the disk. */
+async function fsync(path, flags) {
+  const handle = await open(path, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
-/** Written whole and renamed into place: the file is always a consistent copy. */
-async function save(path, state) {
-  await writeFile(`${path}.tmp`, JSON.stringify(state));
-  await rename(`${path}.tmp`, path);
+/** Writes the live objects and the last checkpoint to <path>.tmp, syncs it and renames it over the journal. */
+async function compact() {
+  if (journal) await journal.close();
+  const tmp = `${args.state}.tmp`;
+  const writer = await Writer.open(tmp, 'w');
+  for (const [key, bytes] of state.objects) await writer.write(...putLine(key, bytes));
+  if (hasCheckpoint()) await writer.write(checkpointLine());
+  await writer.close();
+  await fsync(tmp, 'r+');
+  await rename(tmp, args.state);
+  await fsync(dirname(args.state), 'r').catch(() => {}); // the rename, where a directory can be synced
+  state.lines = state.objects.size + (hasCheckpoint() ? 1 : 0);
+  journal = await Writer.open(args.state, 'a');
 }
 
 const readable = (type) => scopes.includes(COLLECTIONS[type].scope);
@@ -119,16 +296,14 @@ const partsOf = (type) =>
       : [];
 
 /** Stores one record as the copy keeps it (its included parts beside its details); returns whether it was new. */
-function store(state, type, record) {
+async function store(type, record) {
   const { included, ...details } = record;
-  const key = `${type}:${record.id}`;
-  const created = !(key in state.objects);
   const copy = { object: type, id: record.id, parent_id: null, details };
   if (type === 'meeting' || type === 'call') Object.assign(copy, included ?? {});
-  state.objects[key] = copy;
+  const created = await put(`${type}:${record.id}`, copy);
   if (included?.messages) {
     for (const message of included.messages) {
-      state.objects[`${type}_message:${message.id}`] = { object: `${type}_message`, id: message.id, parent_id: record.id, details: message };
+      await put(`${type}_message:${message.id}`, { object: `${type}_message`, id: message.id, parent_id: record.id, details: message });
     }
   }
   return created;
@@ -139,7 +314,7 @@ function store(state, type, record) {
  * last stored id when a stream is cut; the first Feed-Cursor is kept. Null when the service has
  * no export (then the feed from the beginning does the backfill).
  */
-async function exportAll(state, applied) {
+async function exportAll(applied) {
   if (!token) await authenticate(); // the token's scopes decide what to export
   const types = Object.keys(COLLECTIONS).filter(readable);
   const include = [...new Set(types.flatMap(partsOf))];
@@ -149,9 +324,13 @@ async function exportAll(state, applied) {
     if (state.export?.after) query.set('after', state.export.after);
     const res = await request(`/v1/export?${query}`, { allowForbidden: true });
     if (res.status !== 200) return null;
-    state.export ??= { feed_cursor: res.headers.get('feed-cursor'), after: null };
+    if (!state.export) {
+      state.export = { feed_cursor: res.headers.get('feed-cursor'), after: null };
+      await checkpoint(); // the first Feed-Cursor, before any record: a restart that replays them keeps it
+    }
     let trailer = null;
     let since = 0;
+    let at = Date.now();
     try {
       for await (const line of createInterface({ input: Readable.fromWeb(res.body), crlfDelay: Infinity })) {
         if (!line) continue;
@@ -160,12 +339,13 @@ async function exportAll(state, applied) {
           trailer = record;
           break;
         }
-        if (store(state, TYPE_OF_OBJECT[record.object], record)) applied.created++;
+        if (await store(TYPE_OF_OBJECT[record.object], record)) applied.created++;
         applied.exported++;
         state.export.after = record.id;
-        if (++since >= 1000) {
-          await save(args.state, state); // a cut stream resumes from here
+        if (++since >= 1000 || Date.now() - at >= 1000) {
+          await checkpoint(); // a cut stream, or a restart, resumes from here
           since = 0;
+          at = Date.now();
         }
       }
     } catch (error) {
@@ -174,73 +354,82 @@ async function exportAll(state, applied) {
     if (trailer) {
       state.cursor = state.export.feed_cursor; // the first one: a later one could skip what the first snapshot missed
       state.export = null;
-      await save(args.state, state);
+      await checkpoint();
       return true;
     }
+    await checkpoint();
   }
 }
 
-/** Fetches what one page of feed entries names, with ids + include, and applies it: present is stored, absent is deleted. */
-async function applyPage(state, entries, applied) {
-  const named = new Map(); // type → ids; `${type}_message` → conversation → ids
+/**
+ * Fetches what one page of feed entries names and applies it. Each collection's objects come in
+ * batches of up to 100 with `ids` + `include`; a message entry fetches its conversation with
+ * `include=messages` (one request per 100 conversations, not one per conversation). Everything
+ * that came back is stored; a named object or message that did not come back (absent from its
+ * collection, or from its conversation's messages) is deleted, unless the page stored it under
+ * another conversation (a message moved).
+ */
+async function applyPage(entries, applied) {
+  const wanted = new Map(); // type → ids to fetch
+  const named = new Set(); // the keys the entries name
   for (const e of entries) {
-    const group = e.object.endsWith('_message') ? `${e.object}:${e.parent_id}` : e.object;
-    if (!named.has(group)) named.set(group, new Set());
-    named.get(group).add(e.object_id);
+    const message = e.object.endsWith('_message');
+    const type = message ? e.object.slice(0, -'_message'.length) : e.object;
+    if (!wanted.has(type)) wanted.set(type, new Set());
+    wanted.get(type).add(message ? e.parent_id : e.object_id);
+    named.add(`${e.object}:${e.object_id}`);
   }
-  for (const [group, idSet] of named) {
+  const stored = new Set();
+  for (const [type, idSet] of wanted) {
     const ids = [...idSet];
-    const [object, conversation] = group.split(':');
-    const type = object.replace('_message', '');
+    const include = partsOf(type);
     for (let i = 0; i < ids.length; i += 100) {
       const batch = ids.slice(i, i + 100);
-      const path = conversation
-        ? `${COLLECTIONS[type].path}/${conversation}/messages?ids=${batch.join(',')}`
-        : `${COLLECTIONS[type].path}?ids=${batch.join(',')}${partsOf(type).filter((p) => p !== 'messages').length ? `&include=${partsOf(type).filter((p) => p !== 'messages').join(',')}` : ''}`;
-      // A 404 here is a conversation gone with its messages: every id of the batch is deleted.
-      const found = (await all(path)) ?? [];
+      const found = (await all(`${COLLECTIONS[type].path}?ids=${batch.join(',')}${include.length ? `&include=${include.join(',')}` : ''}`)) ?? [];
       applied.fetched += found.length;
-      const present = new Set(found.map((r) => r.id));
       for (const record of found) {
-        if (conversation) {
-          const key = `${object}:${record.id}`;
-          if (key in state.objects) applied.updated++;
-          else applied.created++;
-          state.objects[key] = { object, id: record.id, parent_id: conversation, details: record };
-        } else if (store(state, type, record)) applied.created++;
+        if (await store(type, record)) applied.created++;
         else applied.updated++;
-      }
-      for (const id of batch.filter((id) => !present.has(id))) {
-        const key = `${object}:${id}`;
-        if (key in state.objects) applied.deleted++;
-        delete state.objects[key];
+        stored.add(`${type}:${record.id}`);
+        for (const m of record.included?.messages ?? []) stored.add(`${type}_message:${m.id}`);
       }
     }
+  }
+  for (const key of named) {
+    if (!stored.has(key) && (await remove(key))) applied.deleted++;
   }
 }
 
 /** Reads the feed until it is up to date; stores the cursor after each applied page. */
-async function catchUp(state) {
+async function catchUp() {
   const applied = { pages: 0, entries: 0, exported: 0, created: 0, updated: 0, deleted: 0, fetched: 0 };
-  if (!state.cursor) await exportAll(state, applied);
+  if (!state.cursor) await exportAll(applied);
   for (;;) {
     const page = await get(`/v1/changes?limit=100${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ''}`);
-    await applyPage(state, page.data, applied);
-    state.cursor = page.pagination.next_cursor; // apply first, store second: a crash repeats a page, never loses one
-    await save(args.state, state);
+    await applyPage(page.data, applied);
+    if (page.pagination.next_cursor !== state.cursor || state.export) {
+      // apply first, store second: a crash repeats a page, never loses one
+      [state.cursor, state.export] = [page.pagination.next_cursor, null];
+      await checkpoint();
+    }
     applied.pages++;
     applied.entries += page.data.length;
     if (!page.pagination.has_more) return applied;
   }
 }
 
-const state = await load(args.state);
+await load(args.state);
 let stopping = false;
 process.on('SIGINT', () => (stopping = true));
 process.on('SIGTERM', () => (stopping = true));
 do {
   requests = 0;
-  const applied = await catchUp(state);
-  process.stdout.write(`${JSON.stringify({ ...applied, requests, objects: Object.keys(state.objects).length })}\n`);
-  if (args.follow && !stopping) await new Promise((r) => setTimeout(r, Number(args.interval) * 1000));
+  const applied = await catchUp();
+  process.stdout.write(`${JSON.stringify({ ...applied, requests, objects: state.objects.size })}\n`);
+  if (args.follow && !stopping) {
+    if (state.lines > 2 * (state.objects.size + 1)) await compact(); // a long follow keeps the journal small
+    await new Promise((r) => setTimeout(r, Number(args.interval) * 1000));
+  }
 } while (args.follow && !stopping);
+if (deadLines() > 0) await compact();
+await journal.close();

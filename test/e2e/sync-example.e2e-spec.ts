@@ -1,17 +1,23 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { runCli } from '../support/cli';
-import { createTestApp, sleep } from '../support/test-app';
+import { Copy, Journal, readJournal } from '../support/sync-journal';
+import { createTestApp, eventually, sleep } from '../support/test-app';
 
 const run = promisify(execFile);
 const SCRIPT = join(__dirname, '../../examples/sync.mjs');
 
-/** What the example keeps per object: the answers of its routes. */
-type Copy = Record<string, { object: string; id: string; parent_id: string | null; [part: string]: unknown }>;
+/** A run ended with a compaction: the journal holds the live objects and one checkpoint, the feed's cursor. */
+function expectCompacted(journal: Journal): void {
+  expect(journal.export).toBeNull();
+  expect(journal.cursor).toMatch(/^cur_/);
+  expect(journal.lines).toBe(Object.keys(journal.objects).length + 1);
+}
 
 /**
  * The README's promise, as a test: an integrator running examples/sync.mjs keeps an exact copy.
@@ -52,7 +58,10 @@ describe('examples/sync.mjs against seed:activity', () => {
     const get = async (path: string) => {
       const res = await fetch(`${base}${path}`, { headers: bearer });
       expect([path, res.status]).toEqual([path, 200]);
-      return (await res.json()) as { data: Array<Record<string, unknown>> & Record<string, unknown>; pagination?: { next_cursor: string | null } };
+      return (await res.json()) as {
+        data: Array<Record<string, unknown>> & Record<string, unknown>;
+        pagination?: { next_cursor: string | null };
+      };
     };
     const all = async (path: string) => {
       const items: Array<Record<string, unknown>> = [];
@@ -112,14 +121,15 @@ describe('examples/sync.mjs against seed:activity', () => {
     return diffs;
   }
 
-  const sync = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [SCRIPT, '--state', state(), ...args], { env: env() });
+  const sync = async (path = state(), ...args: string[]) => {
+    const { stdout } = await run(process.execPath, [SCRIPT, '--state', path, ...args], { env: env() });
     return stdout
       .trim()
       .split('\n')
       .map(
         (line) =>
           JSON.parse(line) as {
+            pages: number;
             entries: number;
             exported: number;
             created: number;
@@ -137,12 +147,28 @@ describe('examples/sync.mjs against seed:activity', () => {
     expect(backfill.exported).toBeGreaterThan(50);
     // One export and the feed after it: a handful of requests, not one per record and part.
     expect(backfill.requests).toBeLessThan(10);
-    const copy = JSON.parse(await readFile(state(), 'utf8')) as { cursor: string; objects: Copy };
+    const copy = await readJournal(state());
+    expectCompacted(copy);
     expect(differences(copy.objects, await fullRead())).toEqual([]);
 
     // Activity while the example follows the feed, then one more catch-up once the writers are done.
-    const follower = spawn(process.execPath, [SCRIPT, '--state', state(), '--follow', '--interval', '0.5'], { env: env(), stdio: 'ignore' });
-    const activity = await runCli({}, 'seed:activity', '--company', demo.company_id, '--minutes', '0.15', '--rate', '600', '--seed', '7', '--json');
+    const follower = spawn(process.execPath, [SCRIPT, '--state', state(), '--follow', '--interval', '0.5'], {
+      env: env(),
+      stdio: 'ignore',
+    });
+    const activity = await runCli(
+      {},
+      'seed:activity',
+      '--company',
+      demo.company_id,
+      '--minutes',
+      '0.15',
+      '--rate',
+      '600',
+      '--seed',
+      '7',
+      '--json',
+    );
     expect(activity.code).toBe(0);
     const report = JSON.parse(activity.stdout.trim()) as { committed: number; rolled_back: number };
     expect(report.committed).toBeGreaterThan(20);
@@ -150,8 +176,114 @@ describe('examples/sync.mjs against seed:activity', () => {
     await new Promise((resolve) => follower.once('exit', resolve));
     await sleep(200);
     const [caughtUp] = await sync();
-    const after = JSON.parse(await readFile(state(), 'utf8')) as { objects: Copy };
+    const after = await readJournal(state());
+    expectCompacted(after);
     expect(caughtUp.objects).toBe(Object.keys(after.objects).length);
     expect(differences(after.objects, await fullRead())).toEqual([]);
+
+    // What a catch-up costs: a feed page, and one request per collection the page names (messages
+    // through their conversations), however many objects it names.
+    const burst = await runCli(
+      {},
+      'seed:activity',
+      '--company',
+      demo.company_id,
+      '--minutes',
+      '0.1',
+      '--rate',
+      '1800',
+      '--seed',
+      '8',
+      '--json',
+    );
+    expect(burst.code).toBe(0);
+    const [batched] = await sync();
+    expect(batched.entries).toBeGreaterThan(100);
+    expect(batched.requests).toBeLessThanOrEqual(batched.pages * 5);
+    expect(differences((await readJournal(state())).objects, await fullRead())).toEqual([]);
+  });
+
+  /**
+   * A proxy in front of the app that passes every request through, except the first export: it
+   * sends that one's records one every 50 ms and holds back the last five and the trailer, so the
+   * example is still exporting when the test kills it. `ids`: that export's records, in order.
+   */
+  async function drippingProxy(): Promise<{ url: string; ids: string[]; close: () => Promise<void> }> {
+    const ids: string[] = [];
+    let dripped = false;
+    const server = createServer((req, res) => {
+      void (async () => {
+        let body = '';
+        for await (const chunk of req) body += chunk;
+        const upstream = await fetch(`${base}${req.url}`, {
+          method: req.method,
+          headers: Object.fromEntries(
+            ['authorization', 'content-type'].flatMap((h) => (req.headers[h] ? [[h, String(req.headers[h])]] : [])),
+          ),
+          body: body || undefined,
+        });
+        const headers = Object.fromEntries(
+          ['content-type', 'feed-cursor', 'retry-after'].flatMap((h) => (upstream.headers.get(h) ? [[h, upstream.headers.get(h)!]] : [])),
+        );
+        const text = await upstream.text();
+        res.writeHead(upstream.status, headers);
+        if (!req.url!.startsWith('/v1/export') || dripped || upstream.status !== 200) {
+          res.end(text);
+          return;
+        }
+        dripped = true;
+        const records = text.split('\n').filter(Boolean).slice(0, -1); // without the trailer
+        ids.push(...records.map((line) => (JSON.parse(line) as { id: string }).id));
+        for (const line of records.slice(0, -5)) {
+          if (res.destroyed) return;
+          res.write(`${line}\n`);
+          await sleep(50);
+        }
+        // The rest is held back: the example waits for it until it is killed.
+      })().catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      ids,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it('killed (SIGKILL) in the middle of its export, with a torn last line, resumes after its checkpoint on restart and ends with zero differences', async () => {
+    const path = join(process.env.TEST_ROOT!, `sync-killed-${process.pid}.json`);
+    const proxy = await drippingProxy();
+    let killedAt: Journal;
+    try {
+      const example = spawn(process.execPath, [SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
+      const exited = new Promise((resolve) => example.once('exit', resolve));
+      // Killed once a checkpoint past some records is in the journal (the example checkpoints every second).
+      await eventually(async () => Boolean((await readJournal(path).catch(() => null))?.export?.after), 30_000);
+      example.kill('SIGKILL');
+      await exited;
+      killedAt = await readJournal(path);
+    } finally {
+      await proxy.close();
+    }
+    // Killed while exporting: the first Feed-Cursor and the last stored id, no feed cursor yet.
+    expect(killedAt.cursor).toBeNull();
+    expect(killedAt.export).toMatchObject({ feed_cursor: expect.stringMatching(/^cur_/), after: expect.any(String) });
+    const position = proxy.ids.indexOf(killedAt.export!.after!);
+    expect(position).toBeGreaterThanOrEqual(0);
+    expect(position).toBeLessThan(proxy.ids.length - 5);
+    // A write the kill cut in the middle of a line.
+    await appendFile(path, '{"put":"meeting:mtg_torn","value":{"object":"meet');
+
+    const [resumed] = await sync(path);
+    // The export resumed after the checkpoint's id (no writer runs now: the same records), then the feed.
+    expect(resumed.exported).toBe(proxy.ids.length - position - 1);
+    expect(resumed.requests).toBeLessThan(10);
+    const copy = await readJournal(path);
+    expectCompacted(copy);
+    expect(resumed.objects).toBe(Object.keys(copy.objects).length);
+    expect(differences(copy.objects, await fullRead())).toEqual([]);
   });
 });

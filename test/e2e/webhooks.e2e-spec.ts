@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
@@ -18,6 +17,7 @@ import { Metrics } from '../../src/metrics/metrics';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { CHANGE_OBJECTS, ChangeObject } from '../../src/changes/change.vocabulary';
 import { feedBinding } from '../../src/changes/changes.service';
+import { readJournal } from '../support/sync-journal';
 import { runCli, startWorker as startWorkerProcess } from '../support/cli';
 import { ChangeEntry, FeedReader } from '../support/feed';
 import { createClient } from '../support/credentials';
@@ -83,7 +83,11 @@ describe('webhooks: a worker in the API process', () => {
     // The admin service as the CLI builds it (the schema owner's connections), without its process.
     const api = assertTestDatabase(process.env.TEST_DATABASE_URL);
     const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: '1' });
-    adminPool = new OwnerPool(new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api), config, new Metrics(false));
+    adminPool = new OwnerPool(
+      new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api),
+      config,
+      new Metrics(false),
+    );
     admin = new WebhooksService(
       new WebhookEndpoints(adminPool),
       new WebhookDeliveries(adminPool),
@@ -429,7 +433,7 @@ describe('webhooks: a worker in the API process', () => {
       await eventually(async () => output.includes('"listening"'), 30_000);
       const meeting = await t.people.recording('meeting', { owner: t.seller });
       const chat = await t.conversations.chat({ seller: t.seller, messages: [{ sentAt: daysAgo(1) }] });
-      const copied = async () => JSON.parse(await readFile(state, 'utf8').catch(() => '{"objects":{}}')).objects as Record<string, unknown>;
+      const copied = async () => (await readJournal(state).catch(() => ({ objects: {} }))).objects;
       await eventually(async () => {
         const objects = await copied();
         return `meeting:${meeting.publicId}` in objects && `chat:${chat.publicId}` in objects;
