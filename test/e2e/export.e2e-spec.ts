@@ -1,4 +1,3 @@
-import { get as httpGet, IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,19 +8,12 @@ import { loadConfig } from '../../src/config/app-config';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
-import { VolumeSeeder } from '../../src/seeding/volume-seeder';
-import { CompaniesRepository } from '../../src/companies/companies.repository';
-import { CompaniesService } from '../../src/companies/companies.service';
-import { createCompany } from '../support/factories';
 import { processToken, startServiceProcess } from '../support/service-process';
 import { createClient, tokenFor } from '../support/credentials';
+import { completeLinesOf, Json, linesOf, openExport, rawBody, seedBigCompany } from '../support/export-stream';
 import { FeedReader } from '../support/feed';
 import { expectError, traverse } from '../support/http';
-import { assertTestDatabase, createTestApp, eventually, ownerDataSource, sleep } from '../support/test-app';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { createTestApp, eventually, ownerDataSource, sleep } from '../support/test-app';
 
 const LISTS: Array<[string, string]> = [
   ['meeting', '/v1/meetings'],
@@ -30,71 +22,6 @@ const LISTS: Array<[string, string]> = [
   ['chat', '/v1/chat'],
 ];
 const byteOrder = (a: Json, b: Json) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/** An export read through a plain HTTP client, paused after its headers until `resume()`. */
-function openExport(base: string, path: string, token: string, headers: Record<string, string> = {}) {
-  let chunks: Buffer[] = [];
-  let response!: IncomingMessage;
-  const headed = new Promise<IncomingMessage>((resolve, reject) => {
-    const req = httpGet(`${base}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } }, (res) => {
-      response = res;
-      res.pause();
-      resolve(res);
-    });
-    req.on('error', reject);
-  });
-  const ended = headed.then(
-    (res) =>
-      new Promise<{ body: Buffer; complete: boolean }>((resolve) => {
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ body: Buffer.concat(chunks), complete: true }));
-        res.on('aborted', () => resolve({ body: Buffer.concat(chunks), complete: false }));
-        res.on('error', () => resolve({ body: Buffer.concat(chunks), complete: false }));
-      }),
-  );
-  return {
-    headed,
-    ended,
-    resume: () => response.resume(),
-    reset: () => (chunks = []),
-  };
-}
-
-/** supertest's parser for a body kept as its bytes (NDJSON, which it would not parse). */
-const rawBody = (r: request.Response, done: (error: Error | null, body: Buffer) => void) => {
-  const parts: Buffer[] = [];
-  r.on('data', (c: Buffer) => parts.push(c));
-  r.on('end', () => done(null, Buffer.concat(parts)));
-};
-
-const linesOf = (body: Buffer): Json[] =>
-  body
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.length)
-    .map((l) => JSON.parse(l));
-
-/** A company too big for the sockets' buffers: 6,000 meetings with their transcripts (tens of MB). */
-async function seedBigCompany(db: DataSource): Promise<Company> {
-  const big = await createCompany(db);
-  // As `seed:volume` runs: the schema owner without the tests' statement timeout.
-  const seeding = await new DataSource(
-    dataSourceOptions(assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), { poolSize: 1, statementTimeoutMs: 600_000 }),
-  ).initialize();
-  try {
-    await new VolumeSeeder(seeding, new CompaniesService(new CompaniesRepository(seeding))).seed({
-      company: big.publicId,
-      meetings: 6000,
-      calls: 0,
-      emails: 0,
-      chats: 0,
-      messages: 0,
-    });
-  } finally {
-    await seeding.destroy();
-  }
-  return big;
-}
 
 describe('GET /v1/export', () => {
   let db: DataSource;
@@ -230,6 +157,53 @@ describe('GET /v1/export', () => {
       );
       return n === 0;
     }, 30_000);
+  }, 300_000);
+
+  it('a stream cut by the client and resumed with after=<last complete line> gives every record exactly once, then the trailer', async () => {
+    const bigToken = await bigCompany();
+    const query = 'types=meeting&include=transcript';
+    // The set to arrive at: one whole export.
+    const full = (await exported(`?${query}`, bigToken)).lines;
+    expect(full.pop()).toMatchObject({ object: 'export', records: { meeting: 6000 } });
+    const fullIds = full.map((l) => l.id);
+
+    // Some complete lines (a few batches, far from all), then the connection is closed from this side.
+    const stream = openExport(base, `/v1/export?${query}`, bigToken);
+    const res = await stream.headed;
+    expect(res.statusCode).toBe(200);
+    const received = await stream.readLines(250, 60_000);
+    res.destroy();
+    const part = completeLinesOf(received);
+    expect(part.length).toBeGreaterThanOrEqual(250);
+    expect(part.length).toBeLessThan(full.length);
+    expect(part.filter((l) => l.object === 'export')).toEqual([]); // the first stream had no trailer
+    expect(part).toEqual(full.slice(0, part.length));
+    const last = part[part.length - 1].id as string;
+    // The server has seen the cut.
+    const requestId = String(res.headers['x-request-id']);
+    await eventually(async () => (await db.query('SELECT 1 FROM audit_events WHERE request_id = $1', [requestId])).length === 2, 30_000);
+    const [, end] = await db.query(`SELECT query FROM audit_events WHERE request_id = $1 ORDER BY occurred_at`, [requestId]);
+    expect(end.query.export.outcome).toBe('client_closed');
+
+    // Resumed (the company's one export slot is free once the cut stream's transaction has ended: 429 until then).
+    let resumed!: request.Response;
+    await eventually(async () => {
+      resumed = await get(`/v1/export?${query}&after=${last}`, bigToken)
+        .buffer(true)
+        .parse(rawBody);
+      return resumed.status !== 429;
+    }, 60_000);
+    expect(resumed.status).toBe(200);
+    const rest = linesOf(resumed.body as Buffer);
+    const trailer = rest.pop()!;
+    expect(trailer).toEqual({ object: 'export', records: { meeting: full.length - part.length }, feed_cursor: resumed.headers['feed-cursor'] });
+    expect(rest.filter((l) => l.object === 'export')).toEqual([]);
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest[0].id > last).toBe(true); // strictly after the id given
+    const ids = [...part, ...rest].map((l) => l.id as string);
+    expect(ids.length - new Set(ids).size).toBe(0); // no id twice
+    expect(ids).toEqual(fullIds); // every id of the whole set, once, in order
+    expect(rest).toEqual(full.slice(part.length));
   }, 300_000);
 
   it('compressed on request', async () => {

@@ -17,18 +17,27 @@ async function postgresIds(): Promise<{ uid: number; gid: number }> {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-export async function stopFaultsCluster(): Promise<void> {
-  await pgCtl(process.env.TEST_FAULTS_DATA_DIR!, ['stop', '-m', 'fast', '-w']);
+/** Fast shutdown of the cluster in `dataDir` (every connection, busy or idle, is terminated), waited for. */
+export async function stopCluster(dataDir: string): Promise<void> {
+  await pgCtl(dataDir, ['stop', '-m', 'fast', '-w']);
 }
 
-export async function startFaultsCluster(): Promise<void> {
-  const port = process.env.TEST_FAULTS_PORT!;
-  await pgCtl(process.env.TEST_FAULTS_DATA_DIR!, [
+/** Starts the cluster in `dataDir` again, on the port it had (its clients' URLs stay right), waited for. */
+export async function startCluster(dataDir: string, port: number | string): Promise<void> {
+  await pgCtl(dataDir, [
     'start',
     '-w',
     '-l',
-    join(process.env.TEST_FAULTS_DATA_DIR!, 'restart.log'), // inside the cluster directory: writable by its owner
+    join(dataDir, 'restart.log'), // inside the cluster directory: writable by its owner
     '-o',
     `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`,
   ]);
+}
+
+export async function stopFaultsCluster(): Promise<void> {
+  await stopCluster(process.env.TEST_FAULTS_DATA_DIR!);
+}
+
+export async function startFaultsCluster(): Promise<void> {
+  await startCluster(process.env.TEST_FAULTS_DATA_DIR!, process.env.TEST_FAULTS_PORT!);
 }
