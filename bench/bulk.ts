@@ -2,7 +2,7 @@
  * The bulk lane measured (#34): what taking a copy of a company costs, against one production
  * service. `bulkPass` is the bench's bulk section (`npm run bench` runs it on its main company,
  * and the 1,000,000-record memory check on the scaling company); `npm run bench:bulk` runs it
- * alone on a company it seeds (`-- --meetings N --calls N --emails N --chats N [--profile]`).
+ * alone on a company it seeds (`-- --meetings N --calls N --emails N --chats N [--rounds N] [--profile] [--keep]`).
  *
  * - one client walking `/v1/meetings?limit=100` against one export of the meetings, in
  *   alternating rounds: records per second of each (no include);
@@ -343,6 +343,7 @@ function options(argv: string[]) {
     },
     rounds: get('--rounds', 2),
     profile: argv.includes('--profile'),
+    keep: argv.includes('--keep'),
   };
 }
 
@@ -381,7 +382,8 @@ async function main(): Promise<void> {
     log(`wrote ${file}${o.profile ? `; profiles in ${profiles}` : ''}`);
   } finally {
     await service.stop();
-    await db.close(false, dataDir);
+    await db.close(o.keep, dataDir);
+    if (o.keep) log(`kept the database in ${dataDir}`);
   }
 }
 
