@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** Seconds of each webhook latency run at 100 changes/s (0 skips the webhook pass), and the throughput backlog's changes. */
   webhookSeconds: number;
   webhookBacklog: number;
+  /** Skip the bulk pass (#34: the export, include, sync.mjs). */
+  skipBulk: boolean;
   /** Keep the embedded database when done (it is deleted otherwise). */
   keep: boolean;
   /** Write a V8 CPU profile of every service process (`<out>/tmp/profiles`), to see where the time goes. */
@@ -39,7 +41,7 @@ export interface BenchOptions {
 const USAGE = `npm run bench -- [--meetings N] [--calls N] [--emails N] [--chats N] [--email-messages N]
   [--chat-messages N] [--companies N] [--duration S] [--warmup S] [--connections N] [--rounds N] [--deep-offset N]
   [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)] [--trigger-rounds N]
-  [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
+  [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--skip-bulk] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -63,6 +65,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'trigger-rounds': { type: 'string', default: '5' },
       'webhook-seconds': { type: 'string', default: '20' },
       'webhook-backlog': { type: 'string', default: '10000' },
+      'skip-bulk': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/results' },
@@ -99,6 +102,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     triggerRounds: int('trigger-rounds', 1),
     webhookSeconds: int('webhook-seconds', 0),
     webhookBacklog: int('webhook-backlog', 100),
+    skipBulk: Boolean(values['skip-bulk']),
     keep: Boolean(values.keep),
     profile: Boolean(values.profile),
     out: String(values.out),

@@ -285,3 +285,82 @@ describe('bench targets: webhooks', () => {
     expect(verdicts(report((r) => (r.webhooks = { skipped: '--webhook-seconds 0' })))).toEqual([]);
   });
 });
+
+describe('bench targets: bulk', () => {
+  const rate = (records_per_second: number, mb_per_second: number) => ({
+    requests: 1,
+    records: records_per_second * 10,
+    bytes: mb_per_second * 10 * 1024 * 1024,
+    seconds: 10,
+    records_per_second,
+    mb_per_second,
+  });
+  type Knobs = {
+    exported?: number;
+    walk?: number;
+    parts?: number;
+    emails?: number;
+    withPage?: number;
+    records?: number;
+    growth?: number;
+    slow?: number;
+    requests?: number;
+  };
+  const withBulk = (o: Knobs = {}) =>
+    report((r) => {
+      r.bulk = {
+        volume: { meetings: 100, calls: 100, emails: 10, chats: 10, emailMessages: 10, chatMessages: 20 },
+        meetings: { walk: rate(o.walk ?? 10_000, 5), export: rate(o.exported ?? 30_000, 15), rounds: 2 },
+        with_parts: { recordings: rate(10_000, o.parts ?? 30), emails: rate(5_000, o.emails ?? 30), chats: rate(5_000, 10) },
+        include_page: { without: m('meetings_page', 200, 10), with: m('meetings_page_include', o.withPage ?? 100, 20) },
+        memory: {
+          idle_mb: 200,
+          export: {
+            company: 'scaling',
+            records: o.records ?? 1_000_000,
+            peak_mb: 200 + (o.growth ?? 64),
+            growth_mb: o.growth ?? 64,
+            seconds: 50,
+          },
+          slow_reader: {
+            bytes_per_second: 1024 * 1024,
+            seconds: 30,
+            bytes: 30 * 1024 * 1024,
+            peak_mb: 200 + (o.slow ?? 64),
+            growth_mb: o.slow ?? 64,
+          },
+        },
+        sync: {
+          copy: { requests: 2, seconds: 60, objects: 1_000_000, exported: 250_000 },
+          catch_up: { requests: o.requests ?? 28, seconds: 2, entries: 1000, pages: 10, activity: {} },
+          per_record_requests: 1_000_000,
+        },
+      };
+    });
+  const verdicts = (r: Omit<BenchReport, 'targets'>) =>
+    evaluateTargets(r)
+      .filter((t) => /export|include=|sync\.mjs/.test(t.target))
+      .map((t) => t.met);
+
+  it('meets all eight at their bounds', () => {
+    expect(verdicts(withBulk())).toEqual([true, true, true, true, true, true, true, true]);
+  });
+
+  it('misses each alone', () => {
+    expect(verdicts(withBulk({ exported: 19_999, walk: 6_000 }))).toEqual([false, true, true, true, true, true, true, true]);
+    expect(verdicts(withBulk({ walk: 10_001 }))).toEqual([true, false, true, true, true, true, true, true]);
+    expect(verdicts(withBulk({ parts: 29.9 }))).toEqual([true, true, false, true, true, true, true, true]);
+    expect(verdicts(withBulk({ emails: 29.9 }))).toEqual([true, true, true, false, true, true, true, true]);
+    expect(verdicts(withBulk({ withPage: 99 }))).toEqual([true, true, true, true, false, true, true, true]);
+    expect(verdicts(withBulk({ growth: 65 }))).toEqual([true, true, true, true, true, false, true, true]);
+    expect(verdicts(withBulk({ records: 999_999 }))).toEqual([true, true, true, true, true, false, true, true]);
+    expect(verdicts(withBulk({ slow: 65 }))).toEqual([true, true, true, true, true, true, false, true]);
+    expect(verdicts(withBulk({ requests: 29 }))).toEqual([true, true, true, true, true, true, true, false]);
+  });
+
+  it('adds none to a run that skipped the pass, and renders the pass', () => {
+    expect(verdicts(report((r) => (r.bulk = { skipped: '--skip-bulk' })))).toEqual([]);
+    const r = withBulk();
+    expect(renderMarkdown({ ...r, targets: evaluateTargets(r) })).toContain('### Bulk');
+  });
+});

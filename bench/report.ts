@@ -11,6 +11,7 @@ import type { FeedReport } from './feed';
 import type { WebhookLatency, WebhookReport } from './webhooks';
 import { FLOOR } from './scenarios';
 import type { MetricsScrape } from './metrics';
+import type { BulkReport, Throughput } from './bulk';
 
 export interface Machine {
   cpu: string;
@@ -65,6 +66,8 @@ export interface BenchReport {
   anchor?: { service: Measurement[]; anchor: Measurement[] };
   /** A page of 100 asked for in each encoding: the bytes of its body on the wire, and the same page alternating between encodings. */
   compression?: { bytes: Record<Encoding, number>; measured: Measurement[] };
+  /** #34: the export against the list walk, exports with every part, include's page, memory, examples/sync.mjs. */
+  bulk?: BulkReport | { skipped: string };
   /** #24: a scrape of /metrics after the main pass, and the reads with metrics against METRICS_PORT=off, alternating. */
   metrics?: { scrape: MetricsScrape; on: Measurement[]; off: Measurement[] };
 }
@@ -139,6 +142,62 @@ function webhookTargets(w: WebhookReport): Target[] {
   ];
 }
 
+const mbps = (t: Throughput) =>
+  `${t.mb_per_second} MB/s (${t.records_per_second.toLocaleString('en')} records/s, ${t.records.toLocaleString('en')} records in ${t.seconds} s)`;
+
+/** #34's targets: the export's speed against the list walk and with its parts, include's page, memory, the sync example's requests. */
+function bulkTargets(b: BulkReport): Target[] {
+  const { walk, export: exported } = b.meetings;
+  const ratio = exported.records_per_second / walk.records_per_second;
+  const without = b.include_page.without.requests_per_second;
+  const withParts = b.include_page.with.requests_per_second;
+  const atMillion = b.memory.export.records >= 1_000_000;
+  const s = b.sync;
+  const allowed = 20 + Math.ceil(s.catch_up.entries / 100);
+  return [
+    {
+      target: 'export of meetings without include ≥ 20,000 records/s',
+      measured: `${exported.records_per_second.toLocaleString('en')} records/s (${exported.mb_per_second} MB/s)`,
+      met: exported.records_per_second >= 20_000,
+    },
+    {
+      target: 'export of meetings ≥ 3× the records/s of one client walking /v1/meetings?limit=100 (alternating)',
+      measured: `${times(ratio)} (${exported.records_per_second.toLocaleString('en')} vs ${walk.records_per_second.toLocaleString('en')} records/s)`,
+      met: ratio >= 3,
+    },
+    {
+      target: 'export of meetings and calls with include=evaluation,answers,transcript ≥ 30 MB/s',
+      measured: mbps(b.with_parts.recordings),
+      met: b.with_parts.recordings.mb_per_second >= 30,
+    },
+    {
+      target: 'export of emails with include=messages ≥ 30 MB/s',
+      measured: mbps(b.with_parts.emails),
+      met: b.with_parts.emails.mb_per_second >= 30,
+    },
+    {
+      target: 'page of 100 meetings with include=evaluation,answers ≥ 50% of the requests/s without (alternating)',
+      measured: `${pct(withParts / without)} (${withParts} vs ${without} req/s)`,
+      met: withParts / without >= 0.5,
+    },
+    {
+      target: 'service RSS during a 1,000,000-record export ≤ 64 MB over its size at rest',
+      measured: `+${b.memory.export.growth_mb} MB (${b.memory.export.peak_mb} MB peak, ${b.memory.idle_mb} MB at rest; ${b.memory.export.records.toLocaleString('en')} records of the ${b.memory.export.company} company with every part in ${b.memory.export.seconds} s)${atMillion ? '' : ': fewer than 1,000,000 records'}`,
+      met: atMillion && b.memory.export.growth_mb <= 64,
+    },
+    {
+      target: 'service RSS during an export read at 1 MB/s ≤ 64 MB over its size at rest',
+      measured: `+${b.memory.slow_reader.growth_mb} MB (${b.memory.slow_reader.peak_mb} MB peak; ${Math.round(b.memory.slow_reader.bytes / 1024 / 1024)} MB read in ${b.memory.slow_reader.seconds} s)`,
+      met: b.memory.slow_reader.growth_mb <= 64,
+    },
+    {
+      target: 'a complete copy of the main company by examples/sync.mjs and its catch-up ≤ 20 requests plus one per 100 changes caught up',
+      measured: `${s.copy.requests} + ${s.catch_up.requests} requests for ${s.copy.objects.toLocaleString('en')} objects and ${s.catch_up.entries.toLocaleString('en')} changes (allowed ${allowed}); the per-record recipe: ${s.per_record_requests.toLocaleString('en')} requests for the copy`,
+      met: s.copy.requests + s.catch_up.requests <= allowed,
+    },
+  ];
+}
+
 /** The issue's targets, computed from one run. */
 export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] {
   const main = report.scenarios;
@@ -167,6 +226,7 @@ export function evaluateTargets(report: Omit<BenchReport, 'targets'>): Target[] 
       met: o.ratio <= 1.25,
     });
   }
+  if (report.bulk && 'meetings' in report.bulk) targets.push(...bulkTargets(report.bulk));
   if (report.feed?.storage) {
     const st = report.feed.storage;
     targets.push({
@@ -312,6 +372,7 @@ export function allMeasurements(report: Omit<BenchReport, 'targets'>): Measureme
     ...(report.anchor ? [...report.anchor.service, ...report.anchor.anchor] : []),
     ...(report.compression?.measured ?? []),
     ...(report.metrics ? [...report.metrics.on, ...report.metrics.off] : []),
+    ...(report.bulk && 'meetings' in report.bulk ? [report.bulk.include_page.without, report.bulk.include_page.with] : []),
   ];
 }
 
@@ -425,6 +486,7 @@ export function renderMarkdown(report: BenchReport): string {
           '',
         ]
       : []),
+    ...(report.bulk ? bulkMarkdown(report.bulk, o.rounds) : []),
     '### Targets',
     '',
     '| Target | Measured | Met |',
@@ -432,6 +494,36 @@ export function renderMarkdown(report: BenchReport): string {
     ...report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
   ];
   return lines.join('\n');
+}
+
+/** The bulk pass (#34) as a section of the results. */
+function bulkMarkdown(b: BulkReport | { skipped: string }, rounds: number): string[] {
+  if ('skipped' in b) return ['### Bulk', '', `Skipped: ${b.skipped}.`, ''];
+  const row = (name: string, t: Throughput) =>
+    `| ${name} | ${t.requests.toLocaleString('en')} | ${t.records.toLocaleString('en')} | ${(t.bytes / 1024 / 1024).toFixed(1)} | ${t.seconds} | ${t.records_per_second.toLocaleString('en')} | ${t.mb_per_second} |`;
+  const s = b.sync;
+  return [
+    '### Bulk',
+    '',
+    `The main company, through the production service, ${rounds} rounds each (summed); the list walk and the export of the meetings alternate. Bytes are NDJSON or JSON as sent (no compression asked).`,
+    '',
+    '| Read | requests | records | MB | seconds | records/s | MB/s |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+    row('one client walking `/v1/meetings?limit=100`', b.meetings.walk),
+    row('`/v1/export?types=meeting`', b.meetings.export),
+    row('`/v1/export?types=meeting,call&include=evaluation,answers,transcript`', b.with_parts.recordings),
+    row('`/v1/export?types=email&include=messages`', b.with_parts.emails),
+    row('`/v1/export?types=chat&include=messages`', b.with_parts.chats),
+    '',
+    `A page of 100 meetings with and without \`include=evaluation,answers\`, alternating:`,
+    '',
+    table([b.include_page.without, b.include_page.with]),
+    '',
+    `Service memory: ${b.memory.idle_mb} MB at rest; ${b.memory.export.peak_mb} MB at most during the whole export of the ${b.memory.export.company} company with every part (${b.memory.export.records.toLocaleString('en')} records in ${b.memory.export.seconds} s); ${b.memory.slow_reader.peak_mb} MB at most while a reader took an export at 1 MB/s for ${b.memory.slow_reader.seconds} s.`,
+    '',
+    `\`examples/sync.mjs\`: a complete copy of the main company in ${s.copy.requests} requests and ${s.copy.seconds} s (${s.copy.exported.toLocaleString('en')} records exported, ${s.copy.objects.toLocaleString('en')} objects with the messages); after \`seed:activity\`, the catch-up read ${s.catch_up.entries.toLocaleString('en')} entries in ${s.catch_up.pages} pages with ${s.catch_up.requests} requests in ${s.catch_up.seconds} s. The per-record recipe (every list page, three parts per meeting and call, each conversation's message pages) takes ${s.per_record_requests.toLocaleString('en')} requests for the same copy (counted from the data).`,
+    '',
+  ];
 }
 
 const START = '<!-- bench:results:start -->';

@@ -7,7 +7,7 @@ import { freePort } from '../src/database/embedded-postgres';
 import { scrapeMetrics } from './metrics';
 import { hasRedisServer, RedisServer, startRedisServer } from '../test/support/redis';
 import { BenchDatabase } from './database';
-import { createTenant, feedCursorAt, prepareFixtures, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
+import { createTenant, feedCursorAt, prepareFixtures, refreshDocuments, sampleMeetingIds, seedVolume, Tenant, Volume } from './dataset';
 import { get as httpGet } from 'node:http';
 import { alternate, LoadSettings, measure, Measurement, percentiles, round, Scenario } from './load';
 import { BenchOptions, parseBenchOptions, shareOf } from './options';
@@ -16,6 +16,7 @@ import { FeedReport, feedLatency, storageAfterCompaction, triggerOverhead } from
 import { changesPages, filteredPage, firstPage, FLOOR, issueToken, mainScenarios, preflight, singleRead } from './scenarios';
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 import { webhookBench } from './webhooks';
+import { bulkPass } from './bulk';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
 const ANCHOR_ENTRY = join('dist', 'bench', 'raw-anchor.js');
@@ -60,19 +61,24 @@ async function seedMain(
   const results: VolumeResult[][] = [];
   for (let i = 0; i < o.companies; i++) {
     const tenant = await createTenant(db, env, `Bench company ${i + 1}`);
-    const volume = {
-      meetings: shareOf(o.meetings, i, o.companies),
-      calls: shareOf(o.calls, i, o.companies),
-      emails: shareOf(o.emails, i, o.companies),
-      chats: shareOf(o.chats, i, o.companies),
-      emailMessages: o.emailMessages,
-      chatMessages: o.chatMessages,
-    };
+    const volume = volumeOf(o, i);
     log(`seeding ${tenant.companyId}: ${JSON.stringify(volume)}`);
     results.push(await seedVolume(env, tenant, volume));
     tenants.push(tenant);
   }
   return { tenants, results };
+}
+
+/** Company `i`'s share of the totals (the first, measured one, holds half). */
+function volumeOf(o: BenchOptions, i: number): Volume {
+  return {
+    meetings: shareOf(o.meetings, i, o.companies),
+    calls: shareOf(o.calls, i, o.companies),
+    emails: shareOf(o.emails, i, o.companies),
+    chats: shareOf(o.chats, i, o.companies),
+    emailMessages: o.emailMessages,
+    chatMessages: o.chatMessages,
+  };
 }
 
 /** One company measured small, grown, and measured again (list first page and single reads). */
@@ -110,8 +116,8 @@ async function scalingPass(
   o: BenchOptions,
   settings: LoadSettings,
   baseUrl: string,
-): Promise<BenchReport['scaling']> {
-  if (!o.scaleTo) return { skipped: '--scale-to 0' };
+): Promise<{ report: BenchReport['scaling']; tenant?: Tenant }> {
+  if (!o.scaleTo) return { report: { skipped: '--scale-to 0' } };
   const tenant = await createTenant(db, env, 'Bench scaling company');
   const none = { calls: 0, emails: 0, chats: 0, emailMessages: 1, chatMessages: 1 };
   await seedVolume(env, tenant, { meetings: o.scaleFrom, ...none });
@@ -143,7 +149,7 @@ async function scalingPass(
     `scaling pass at ${o.scaleTo} meetings (seeded in ${seedSeconds} s, vacuumed in ${vacuumSeconds} s, read model written in ${documents.seconds} s)`,
   );
   const large = await pass();
-  return { from: o.scaleFrom, to: o.scaleTo, seed_seconds: seedSeconds, vacuum_seconds: vacuumSeconds, small, large };
+  return { report: { from: o.scaleFrom, to: o.scaleTo, seed_seconds: seedSeconds, vacuum_seconds: vacuumSeconds, small, large }, tenant };
 }
 
 /** The production build and the raw anchor side by side: the single read and the page of 100, alternating. */
@@ -313,7 +319,22 @@ async function main(): Promise<void> {
     const compression = await compressionPass(settings, token, o.rounds);
     log('change feed latency: one commit every 10 ms, a reader polling every 50 ms');
     const feed: FeedReport = { latency: await feedLatency(db, service.baseUrl, tenant, token, 100, 10) };
-    const scaling = await scalingPass(db, env, o, settings, service.baseUrl);
+    const { report: scaling, tenant: scalingTenant } = await scalingPass(db, env, o, settings, service.baseUrl);
+    const bulk: BenchReport['bulk'] = o.skipBulk
+      ? { skipped: '--skip-bulk' }
+      : await bulkPass({
+          service,
+          tenant,
+          volume: volumeOf(o, 0),
+          env,
+          tmp,
+          settings,
+          rounds: o.rounds,
+          log,
+          big: scalingTenant && { tenant: scalingTenant, records: o.scaleTo, name: `scaling (${o.scaleTo.toLocaleString('en')} meetings)` },
+          activity: { minutes: 0.5, rate: 1200 },
+          slowSeconds: 30,
+        });
     await service.stop();
     service = undefined;
     const webhooks: BenchReport['webhooks'] = o.webhookSeconds
@@ -380,6 +401,7 @@ async function main(): Promise<void> {
       statements,
       redis,
       scaling,
+      bulk,
       feed,
       webhooks,
       anchor,

@@ -221,27 +221,6 @@ const renderLive = (kind: RecordingKind) => `(SELECT ${documentOf(kind)}
 const LIVE: Record<RecordingKind, string> = { meeting: renderLive('meeting'), call: renderLive('call') };
 const liveDocument = (kind: RecordingKind) => LIVE[kind];
 
-/**
- * The version of the wire format a stored document was written in: a hash of the statements
- * that render it, so any change to them (a new field, an escape) makes every stored document
- * old at once. A reader uses a document of its own format only, and renders the others live;
- * the refresher writes them again in its own (during a rolling deploy each side reads its own).
- */
-export const DOCUMENT_FORMAT = createHash('sha256')
-  .update(`${liveDocument('meeting')}\n${liveDocument('call')}`)
-  .digest()
-  .readInt32BE(0);
-
-/** What each statement returns per record: its keyset position, its public id and its JSON text; `included` when parts were asked. */
-export interface RecordingDocumentRow {
-  id: string;
-  created_micros: string;
-  public_id: string;
-  document: string;
-  /** The JSON text of the `included` object (the parts asked for), when the statement was asked for parts. */
-  included?: string;
-}
-
 /** A JSON string literal of ours (never input), as an SQL expression of JSON text. */
 const literal = (text: string) => `'${JSON.stringify(text)}'`;
 
@@ -318,15 +297,33 @@ function transcriptPart(): string {
 
 /**
  * Each part `include` can embed, rendered by PostgreSQL in the statement that reads the records
- * (so a page with its parts is one statement, and the service splices the text in unparsed).
+ * (so a page with its parts is one statement, and the service splices the text in unparsed);
+ * the read model stores the evaluation and the answers beside the document (STORED_PARTS).
  * The parts' own routes present the same shapes from their rows (recording.presenter.ts); the
  * bulk e2e spec holds the two equal, field for field, for every record in every demo state.
  */
 const PARTS: Record<RecordingPart, string> = { evaluation: evaluationPart(), answers: answersPart(), transcript: transcriptPart() };
 
-/** The `included` object of `parts`, in the order `included` lists them. */
-const includedOf = (parts: readonly RecordingPart[]) =>
-  jsonObject(RECORDING_PARTS.filter((p) => parts.includes(p)).map((p) => [p, PARTS[p]] as const));
+/**
+ * The version of the wire format a stored document was written in: a hash of the statements
+ * that render it, so any change to them (a new field, an escape) makes every stored document
+ * old at once. A reader uses a document of its own format only, and renders the others live;
+ * the refresher writes them again in its own (during a rolling deploy each side reads its own).
+ */
+export const DOCUMENT_FORMAT = createHash('sha256')
+  .update(`${liveDocument('meeting')}\n${liveDocument('call')}\n${PARTS.evaluation}\n${PARTS.answers}`)
+  .digest()
+  .readInt32BE(0);
+
+/** What each statement returns per record: its keyset position, its public id and its JSON text; `included` when parts were asked. */
+export interface RecordingDocumentRow {
+  id: string;
+  created_micros: string;
+  public_id: string;
+  document: string;
+  /** The JSON text of the `included` object (the parts asked for), when the statement was asked for parts. */
+  included?: string;
+}
 
 /**
  * The statement that answers the records chosen by `records` (a `SELECT r.* FROM recordings r
@@ -350,6 +347,20 @@ export function recordingDocuments(kind: RecordingKind, records: string, parts: 
 /** The statements built so far, by kind, parts and record selection. */
 const STATEMENTS = new Map<string, string>();
 
+/**
+ * Parts the read model stores beside the document, in its format (the transcript is rendered
+ * live: it is most of a record's bytes, and storing it would double them).
+ */
+const STORED_PARTS: readonly RecordingPart[] = ['evaluation', 'answers'];
+
+/** Part `p` of the page's record `r`: stored (`d`) when current and of this format, else rendered live. */
+const partOf = (p: RecordingPart) =>
+  STORED_PARTS.includes(p) ? `coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.${p} END, ${PARTS[p]})` : PARTS[p];
+
+/** The `included` object of `parts`, in the order `included` lists them. */
+const includedOf = (parts: readonly RecordingPart[]) =>
+  jsonObject(RECORDING_PARTS.filter((p) => parts.includes(p)).map((p) => [p, partOf(p)] as const));
+
 function documentsStatement(kind: RecordingKind, records: string, parts: readonly RecordingPart[]): string {
   return `WITH page AS MATERIALIZED (${records})
   SELECT r.id, ${micros('r.created_at')} AS created_micros, r.public_id,
@@ -363,6 +374,7 @@ function documentsStatement(kind: RecordingKind, records: string, parts: readonl
   ORDER BY r.created_at, r.id`;
 }
 
-/** The refresher's statement: the records of `kind` among the ids `$1`, rendered now. */
+/** The refresher's statement: the records of `kind` among the ids `$1`, rendered now, with their stored parts. */
 export const renderDocuments = (kind: RecordingKind) =>
-  `SELECT r.id, ${liveDocument(kind)} AS document FROM recordings r WHERE r.id = ANY ($1::bigint[]) AND r.kind = '${kind}'`;
+  `SELECT r.id, ${liveDocument(kind)} AS document, ${STORED_PARTS.map((p) => `${PARTS[p]} AS ${p}`).join(', ')}
+   FROM recordings r WHERE r.id = ANY ($1::bigint[]) AND r.kind = '${kind}'`;

@@ -6,6 +6,7 @@ import { mintId } from '../../src/common/ids/public-id';
 import { loadConfig } from '../../src/config/app-config';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';
+import { runCli } from '../support/cli';
 import { createClient, tokenFor } from '../support/credentials';
 import { expectError, traverse } from '../support/http';
 import { createTestApp, ownerDataSource } from '../support/test-app';
@@ -18,7 +19,13 @@ const RECORDINGS = [
   { path: '/v1/calls', prefix: 'call_', scope: 'calls.read' as Scope, otherPrefix: 'mtg_' },
 ];
 const CHANNELS = [
-  { path: '/v1/emails', scope: 'emails.read' as Scope, content: 'emails.content.read' as Scope, policy: 'email_content', messagePrefix: 'emsg_' },
+  {
+    path: '/v1/emails',
+    scope: 'emails.read' as Scope,
+    content: 'emails.content.read' as Scope,
+    policy: 'email_content',
+    messagePrefix: 'emsg_',
+  },
   { path: '/v1/chat', scope: 'chat.read' as Scope, content: 'chat.content.read' as Scope, policy: 'chat_content', messagePrefix: 'wamsg_' },
 ];
 const PARTS = ['evaluation', 'answers', 'transcript'];
@@ -54,41 +61,71 @@ describe('bulk reads: include and ids', () => {
   });
 
   describe.each(RECORDINGS)('$path', (c) => {
-    it('include embeds each part exactly as its own route answers it, for every record in every demo state; the record is otherwise unchanged', async () => {
-      const plain = await all(c.path);
-      const included = await all(`${c.path}?include=transcript,evaluation,answers`);
-      expect(included.map((r) => r.id)).toEqual(plain.map((r) => r.id));
-      const states = new Set<string>();
-      for (const [i, record] of included.entries()) {
-        const { included: parts, ...rest } = record;
-        expect(rest).toEqual(plain[i]);
-        expect(Object.keys(parts)).toEqual(PARTS);
-        const [evaluation, answers, transcript] = await Promise.all(
-          ['evaluations/overall', 'answers', 'transcript'].map(async (part) => (await get(`${c.path}/${record.id}/${part}`).expect(200)).body.data),
+    it.each(['rendered live', 'stored by the read model'])(
+      'include embeds each part exactly as its own route answers it, for every record in every demo state; the record is otherwise unchanged (%s)',
+      async (how) => {
+        if (how === 'stored by the read model') {
+          expect((await runCli({}, 'documents:refresh', '--json')).code).toBe(0);
+          const [{ stored }] = await db.query(
+            `SELECT count(*)::int AS stored FROM recording_documents d JOIN companies c ON c.id = d.company_id
+           WHERE c.public_id = $1 AND d.format IS NOT NULL AND d.evaluation IS NOT NULL AND d.answers IS NOT NULL`,
+            [company.publicId],
+          );
+          expect(stored).toBeGreaterThan(0);
+        }
+        const plain = await all(c.path);
+        const included = await all(`${c.path}?include=transcript,evaluation,answers`);
+        expect(included.map((r) => r.id)).toEqual(plain.map((r) => r.id));
+        const states = new Set<string>();
+        for (const [i, record] of included.entries()) {
+          const { included: parts, ...rest } = record;
+          expect(rest).toEqual(plain[i]);
+          expect(Object.keys(parts)).toEqual(PARTS);
+          const [evaluation, answers, transcript] = await Promise.all(
+            ['evaluations/overall', 'answers', 'transcript'].map(
+              async (part) => (await get(`${c.path}/${record.id}/${part}`).expect(200)).body.data,
+            ),
+          );
+          expect(parts).toEqual({ evaluation, answers, transcript });
+          states.add(`transcript:${transcript.available ? transcript.variant : transcript.status}`);
+          states.add(`evaluation:${evaluation.status}`);
+          states.add(`answers:${answers.length ? 'some' : 'none'}`);
+        }
+        // The demo crosses the states the parts have (an unavailable transcript, an evaluation not started, no answers).
+        for (const state of [
+          'transcript:not_started',
+          'transcript:failed',
+          'transcript:enhanced',
+          'evaluation:not_started',
+          'evaluation:completed',
+          'answers:none',
+          'answers:some',
+        ]) {
+          expect([...states]).toContain(state);
+        }
+      },
+    );
+
+    it.each(COMBINATIONS.map((parts) => [parts.join(',')]))(
+      'include=%s on the detail route: only those parts, in the documented order',
+      async (include) => {
+        const [first] = await all(
+          `${c.path}?ids=${(await all(c.path))
+            .slice(0, 3)
+            .map((r) => r.id)
+            .join(',')}`,
         );
-        expect(parts).toEqual({ evaluation, answers, transcript });
-        states.add(`transcript:${transcript.available ? transcript.variant : transcript.status}`);
-        states.add(`evaluation:${evaluation.status}`);
-        states.add(`answers:${answers.length ? 'some' : 'none'}`);
-      }
-      // The demo crosses the states the parts have (an unavailable transcript, an evaluation not started, no answers).
-      for (const state of ['transcript:not_started', 'transcript:failed', 'transcript:enhanced', 'evaluation:not_started', 'evaluation:completed', 'answers:none', 'answers:some']) {
-        expect([...states]).toContain(state);
-      }
-    });
+        const res = await get(`${c.path}/${first.id}?include=${include.split(',').reverse().join(',')}`).expect(200);
+        const asked = include.split(',');
+        expect(Object.keys(res.body.data.included)).toEqual(PARTS.filter((p) => asked.includes(p)));
+        const { included, ...rest } = res.body.data;
+        expect(rest).toEqual((await get(`${c.path}/${first.id}`).expect(200)).body.data);
+        const route = { evaluation: 'evaluations/overall', answers: 'answers', transcript: 'transcript' } as Record<string, string>;
+        for (const part of asked) expect(included[part]).toEqual((await get(`${c.path}/${first.id}/${route[part]}`).expect(200)).body.data);
+      },
+    );
 
-    it.each(COMBINATIONS.map((parts) => [parts.join(',')]))('include=%s on the detail route: only those parts, in the documented order', async (include) => {
-      const [first] = await all(`${c.path}?ids=${(await all(c.path)).slice(0, 3).map((r) => r.id).join(',')}`);
-      const res = await get(`${c.path}/${first.id}?include=${include.split(',').reverse().join(',')}`).expect(200);
-      const asked = include.split(',');
-      expect(Object.keys(res.body.data.included)).toEqual(PARTS.filter((p) => asked.includes(p)));
-      const { included, ...rest } = res.body.data;
-      expect(rest).toEqual((await get(`${c.path}/${first.id}`).expect(200)).body.data);
-      const route = { evaluation: 'evaluations/overall', answers: 'answers', transcript: 'transcript' } as Record<string, string>;
-      for (const part of asked) expect(included[part]).toEqual((await get(`${c.path}/${first.id}/${route[part]}`).expect(200)).body.data);
-    });
-
-    it('include: an unknown part, a repeated one, an empty item or another collection\'s part is 400 INVALID_FILTER', async () => {
+    it("include: an unknown part, a repeated one, an empty item or another collection's part is 400 INVALID_FILTER", async () => {
       for (const include of ['summary', 'transcript,transcript', 'transcript,', 'messages', '']) {
         const res = await get(`${c.path}?include=${include}`);
         if (include === '') expectError(res, 400, 'INVALID_REQUEST');
@@ -109,7 +146,7 @@ describe('bulk reads: include and ids', () => {
       expect(Object.keys(res.body.data[0].included)).toEqual(['evaluation', 'answers']);
     });
 
-    it('ids: the company\'s records among them, in the list\'s order, once each; foreign and unknown ids absent; combined with filters and include', async () => {
+    it("ids: the company's records among them, in the list's order, once each; foreign and unknown ids absent; combined with filters and include", async () => {
       const records = await all(c.path);
       const foreign = (await all(c.path, otherToken))[0].id;
       const picked = [records[5].id, records[1].id, records[5].id, foreign, `${c.prefix}${mintId('meeting').slice(4)}`, records[3].id];
@@ -127,12 +164,20 @@ describe('bulk reads: include and ids', () => {
       const page = await get(`${c.path}?ids=${both}&limit=1`).expect(200);
       expect(page.body.pagination.has_more).toBe(true);
       expectError(await get(`${c.path}?limit=1&cursor=${page.body.pagination.next_cursor}`), 400, 'INVALID_CURSOR');
-      expect((await traverse(get, `${c.path}?ids=${both}`, [1])).ids).toEqual(records.filter((r) => [...audio, ...video].includes(r)).map((r) => r.id));
+      expect((await traverse(get, `${c.path}?ids=${both}`, [1])).ids).toEqual(
+        records.filter((r) => [...audio, ...video].includes(r)).map((r) => r.id),
+      );
     });
 
     it('ids: malformed, of another collection, empty items or more than 100 are 400 INVALID_FILTER', async () => {
       const ids = Array.from({ length: 101 }, () => `${c.prefix}${mintId('meeting').slice(4)}`);
-      for (const bad of ['nope', `${c.otherPrefix}${'a'.repeat(22)}`, `${c.prefix}${'a'.repeat(22)},`, ids.join(','), `${c.prefix}${'a'.repeat(21)}`]) {
+      for (const bad of [
+        'nope',
+        `${c.otherPrefix}${'a'.repeat(22)}`,
+        `${c.prefix}${'a'.repeat(22)},`,
+        ids.join(','),
+        `${c.prefix}${'a'.repeat(21)}`,
+      ]) {
         expectError(await get(`${c.path}?ids=${bad}`), 400, 'INVALID_FILTER');
       }
       expect((await get(`${c.path}?ids=${ids.slice(0, 100).join(',')}`).expect(200)).body.data).toEqual([]);
@@ -184,7 +229,11 @@ describe('bulk reads: include and ids', () => {
       const chosen = [messages[messages.length - 1].id, messages[0].id, messages[0].id, `${c.messagePrefix}${'a'.repeat(22)}`];
       const res = await get(`${c.path}/${withMany.id}/messages?ids=${chosen.join(',')}`).expect(200);
       expect(res.body.data).toEqual([messages[0], messages[messages.length - 1]]);
-      expectError(await get(`${c.path}/${withMany.id}/messages?ids=${c.path === '/v1/chat' ? 'emsg_' : 'wamsg_'}${'a'.repeat(22)}`), 400, 'INVALID_FILTER');
+      expectError(
+        await get(`${c.path}/${withMany.id}/messages?ids=${c.path === '/v1/chat' ? 'emsg_' : 'wamsg_'}${'a'.repeat(22)}`),
+        400,
+        'INVALID_FILTER',
+      );
     });
   });
 });
@@ -211,7 +260,12 @@ describe('bulk reads: the byte budget (PAGE_BYTES_MAX)', () => {
 
   const get = (url: string) => http.get(url).set('Authorization', `Bearer ${token}`);
 
-  it.each([['/v1/meetings', 'transcript,answers'], ['/v1/calls', 'transcript'], ['/v1/chat', 'messages'], ['/v1/emails', 'messages']])(
+  it.each([
+    ['/v1/meetings', 'transcript,answers'],
+    ['/v1/calls', 'transcript'],
+    ['/v1/chat', 'messages'],
+    ['/v1/emails', 'messages'],
+  ])(
     '%s?include=%s: pages stop at the budget (at least one item), has_more says so, and the walk yields every record once',
     async (path, include) => {
       const first = await get(`${path}?include=${include}&limit=100`).expect(200);

@@ -78,6 +78,16 @@ afterAll(() => Promise.all([owner.destroy(), app.close(), ownerPool.onApplicatio
 const read = async (r: { kind: RecordingKind; publicId: string }) =>
   (await asTenant(app, company.id, () => repo.findOne(company.id, r.kind, r.publicId)))?.document ?? null;
 
+/** The `included` text the API answers for `r` with the parts the read model stores (stored when current, else rendered live). */
+const readParts = async (r: { kind: RecordingKind; publicId: string }) =>
+  (await asTenant(app, company.id, () => repo.findOne(company.id, r.kind, r.publicId, ['evaluation', 'answers'])))?.included ?? null;
+
+/** The stored parts of `r`, as the included object they make. */
+async function storedParts(r: Ref): Promise<string | null> {
+  const [row] = await owner.query('SELECT evaluation, answers FROM recording_documents WHERE recording_id = $1', [r.id]);
+  return row?.evaluation == null ? null : `{"evaluation":${row.evaluation},"answers":${row.answers}}`;
+}
+
 /** The stored row of `r`, as the owner sees it. */
 async function stored(r: Ref): Promise<{ document: string | null; format: number | null } | null> {
   const [row] = await owner.query('SELECT document, format FROM recording_documents WHERE recording_id = $1', [r.id]);
@@ -92,13 +102,34 @@ describe('recording documents', () => {
     for (const r of records) expect(await stored(r)).toEqual({ document: null, format: null });
   });
 
-  it('stores, for every record, exactly the JSON the live rendering answers', async () => {
+  it('stores, for every record, exactly the JSON the live rendering answers, and its evaluation and answers as include embeds them', async () => {
     const live = await Promise.all(records.map(read));
+    const liveParts = await Promise.all(records.map(readParts));
     await refreshAll();
     for (const [i, r] of records.entries()) {
       expect(await stored(r)).toEqual({ document: live[i], format: DOCUMENT_FORMAT });
       expect(await read(r)).toBe(live[i]);
+      expect(await storedParts(r)).toBe(liveParts[i]);
+      expect(await readParts(r)).toBe(liveParts[i]);
     }
+  });
+
+  it('serves the stored parts only while the document is current: a write to a part empties it, and the answer is live until refreshed', async () => {
+    const r = records[1]; // with a completed evaluation and answers
+    await refreshAll();
+    const marked = JSON.stringify({ ...JSON.parse((await storedParts(r))!).evaluation, justification: 'from the read model' });
+    await owner.query('UPDATE recording_documents SET evaluation = $2 WHERE recording_id = $1', [r.id, marked]);
+    expect(JSON.parse((await readParts(r))!).evaluation.justification).toBe('from the read model');
+    await owner.query('UPDATE recording_evaluations SET score = 42 WHERE recording_id = $1', [r.id]);
+    await owner.query(`UPDATE recording_answers SET answer = 'Revisada' WHERE recording_id = $1`, [r.id]);
+    expect(await stored(r)).toEqual({ document: null, format: null });
+    const served = JSON.parse((await readParts(r))!);
+    expect(served.evaluation.score).toBe(42);
+    expect(served.evaluation.justification).not.toBe('from the read model');
+    expect(served.answers.length).toBeGreaterThan(0);
+    expect(served.answers.every((a: { answer: string }) => a.answer === 'Revisada')).toBe(true);
+    await refreshAll();
+    expect(JSON.parse((await storedParts(r))!)).toEqual(served);
   });
 
   it('serves the stored document (not a live rendering) when it is current', async () => {

@@ -21,6 +21,7 @@ import { EpochLives1765600000000 } from './1765600000000-epoch-lives';
 import { ReaderEpochFloor1765700000000 } from './1765700000000-reader-epoch-floor';
 import { DeliveryLeases1765800000000 } from './1765800000000-delivery-leases';
 import { ExportOrder1765900000000 } from './1765900000000-export-order';
+import { DocumentParts1766000000000 } from './1766000000000-document-parts';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   ReaderEpochFloor1765700000000,
   DeliveryLeases1765800000000,
   ExportOrder1765900000000,
+  DocumentParts1766000000000,
 ];
