@@ -128,22 +128,22 @@ export class ConversationsRepository {
    * messages route's order: what `include=messages` embeds.
    */
   /**
-   * Every message of each conversation among `conversationIds` (internal ids), in one statement:
+   * Every message of each of `conversations` (their internal and public ids), in one statement:
    * by conversation, then in `(sent_at, id)` order (the messages table's
-   * `(conversation_id, sent_at, id)` index serves each conversation's range).
+   * `(conversation_id, sent_at, id)` index serves each conversation's range). The public ids come
+   * with the ids, so no conversation row is read again (a join read the company's every one).
    */
   async messagesOf<M extends MessageRowBase>(
     tables: ConversationTables,
     companyId: string,
-    conversationIds: readonly string[],
+    conversations: ReadonlyArray<{ id: string; public_id: string }>,
   ): Promise<Array<M & { of_conversation: string }>> {
     return this.tenant.query<M & { of_conversation: string }>(
       `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id, m.conversation_id AS of_conversation
-     FROM ${tables.messages} m
-     JOIN ${tables.conversations} c ON c.id = m.conversation_id AND c.company_id = m.company_id
-     WHERE m.company_id = $1 AND m.conversation_id = ANY ($2::bigint[])
+     FROM unnest($2::bigint[], $3::text[]) AS c (id, public_id)
+     JOIN ${tables.messages} m ON m.conversation_id = c.id AND m.company_id = $1
      ORDER BY m.conversation_id, m.sent_at, m.id`,
-      [companyId, conversationIds],
+      [companyId, conversations.map((c) => c.id), conversations.map((c) => c.public_id)],
     );
   }
 

@@ -70,25 +70,13 @@ export class ConversationsService {
     parts: readonly ConversationPart[],
     maxBytes: number,
   ): Promise<JsonText[]> {
-    const render = (row: C, messages?: MD[]) =>
-      withIncluded(new JsonText(JSON.stringify(channel.present(row)), row.public_id), messages && { messages });
-    if (!parts.includes('messages')) return rows.map((row) => render(row));
-    const company = principalOf(this.cls).companyId;
+    if (!parts.includes('messages')) return rows.map((row) => renderConversation(channel, row));
     const documents: JsonText[] = [];
     let bytes = 0;
     let size = FIRST_READ;
     for (let start = 0; start < rows.length && bytes <= maxBytes;) {
       const group = rows.slice(start, start + size);
-      const byConversation = new Map<string, MD[]>(group.map((row) => [row.id, []]));
-      for (const message of await this.conversations.messagesOf<M>(
-        channel.tables,
-        company,
-        group.map((row) => row.id),
-      )) {
-        byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
-      }
-      for (const row of group) {
-        const document = render(row, byConversation.get(row.id));
+      for (const document of (await this.withMessages(channel, group))()) {
         documents.push(document);
         bytes += Buffer.byteLength(document.text) + 1;
         if (bytes > maxBytes) break;
@@ -98,6 +86,23 @@ export class ConversationsService {
       size = Math.max(1, Math.min(rows.length, Math.floor(Math.min(maxBytes - bytes, READ_BYTES) / each)));
     }
     return documents;
+  }
+
+  /**
+   * Every message of `rows`, read now in one statement; what it returns renders the
+   * conversations with them (as `documents` does) when called. The export reads its next batch
+   * between the two, so the database and the service work at the same time.
+   */
+  async withMessages<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+    channel: ConversationChannel<C, M, CD, MD>,
+    rows: C[],
+  ): Promise<() => JsonText[]> {
+    const messages = await this.conversations.messagesOf<M>(channel.tables, principalOf(this.cls).companyId, rows);
+    return () => {
+      const byConversation = new Map<string, MD[]>(rows.map((row) => [row.id, []]));
+      for (const message of messages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+      return rows.map((row) => renderConversation(channel, row, byConversation.get(row.id)));
+    };
   }
 
   /** The parts asked for, once the token is checked for what each part's own route needs (messages: the content scope). */
@@ -166,6 +171,15 @@ export class ConversationsService {
 }
 
 const positionOf = (row: PositionedRow): TimeIdPosition => [row.position_micros, row.id];
+
+/** A conversation as its list shows it, rendered once as JSON text; with `messages`, they are its `included.messages`. */
+export function renderConversation<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  channel: ConversationChannel<C, M, CD, MD>,
+  row: C,
+  messages?: MD[],
+): JsonText {
+  return withIncluded(new JsonText(JSON.stringify(channel.present(row)), row.public_id), messages && { messages });
+}
 
 /** Conversations whose messages the first statement reads, before their sizes are known. */
 const FIRST_READ = 10;

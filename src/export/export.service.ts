@@ -9,13 +9,15 @@ import { ChangesRepository } from '../changes/changes.repository';
 import { feedBinding } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { ApiError } from '../common/errors/api-error';
+import { PART_CHARS } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { ShutdownState } from '../common/http/shutdown-state';
 import { AppConfig } from '../config/app-config';
 import { Scope } from '../contract/scopes';
 import { CHAT_CHANNEL } from '../chat/chat-channel';
-import { ConversationsRepository } from '../conversations/conversations.repository';
-import { ConversationsService } from '../conversations/conversations.service';
+import { ConversationChannel } from '../conversations/conversation-channel';
+import { ConversationsRepository, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
+import { ConversationsService, renderConversation } from '../conversations/conversations.service';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
 import { Metrics } from '../metrics/metrics';
@@ -26,8 +28,8 @@ import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from 
 
 /** Records read and written per batch. */
 const BATCH = 100;
-/** Bytes of conversations with their messages one batch holds at most (it always holds one). */
-const BATCH_BYTES = 4 * 1024 * 1024;
+/** About how many bytes a batch of conversations with their messages holds (sized by the batches before it; at least one conversation). */
+const BATCH_BYTES = 1024 * 1024;
 /** Seconds a client told the exports are busy waits before trying again. */
 const BUSY_RETRY_SECONDS = 30;
 
@@ -215,9 +217,31 @@ export class ExportService {
     // response onto its encoder, where removing them later does not reach.
     let drained: (() => void) | undefined;
     res.on('drain', () => drained?.());
-    const write = async (text: string): Promise<void> => {
-      bytes += Buffer.byteLength(text);
-      if (res.write(text)) return;
+    /**
+     * Writes `lines` (each with its newline) in parts under PART_CHARS, corked into one write to
+     * the socket: no string of the stream reaches V8's large-object space, which only a full
+     * collection frees. Resolves once the client took them (back-pressure), or on a cut.
+     */
+    const write = async (lines: readonly string[]): Promise<number> => {
+      let written = 0;
+      let part = '';
+      let flowing = true;
+      res.cork();
+      for (const line of lines) {
+        if (part.length + line.length + 1 > PART_CHARS && part) {
+          flowing = res.write(part);
+          written += Buffer.byteLength(part);
+          part = '';
+        }
+        part += `${line}\n`;
+      }
+      if (part) {
+        flowing = res.write(part);
+        written += Buffer.byteLength(part);
+      }
+      res.uncork();
+      bytes += written;
+      if (flowing) return written;
       // Back-pressure: nothing more is written until the client took this (the batch after it is read meanwhile).
       let timer: NodeJS.Timeout | undefined;
       const idle = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('idle_timeout')), idleMs)));
@@ -227,29 +251,35 @@ export class ExportService {
         drained = undefined;
         clearTimeout(timer);
       }
+      return written;
     };
 
     try {
       for (const type of job.types) {
+        // Conversations with their messages: ten in the first batch, then as many as make about
+        // BATCH_BYTES, judged by the batch before.
+        let size = 10;
         const read = (after: string | null) => {
-          const batch = this.batch(type, after, job.parts);
+          const batch = this.batch(type, after, job.parts, size);
           batch.catch(() => undefined); // awaited below; a cut meanwhile must not leave it unhandled
           return batch;
         };
         let next = read(type === exportTypeOf(job.after ?? '') ? job.after : null);
         for (;;) {
           const batch = await Promise.race([next, cuts]);
-          // The database reads the following batch while this one goes to the client.
+          // The database reads the following batch while this one is rendered and goes to the client.
           if (!batch.done) next = read(batch.last);
-          if (batch.lines.length) {
-            await write(batch.lines.map((line) => `${line}\n`).join(''));
-            records[type] += batch.lines.length;
-            this.stats.records += batch.lines.length;
+          const lines = batch.lines();
+          if (lines.length) {
+            const written = await write(lines);
+            size = Math.max(1, Math.min(BATCH, Math.floor((BATCH_BYTES * lines.length) / written)));
+            records[type] += lines.length;
+            this.stats.records += lines.length;
           }
           if (batch.done) break;
         }
       }
-      await write(`${JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })}\n`);
+      await write([JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })]);
       res.end();
     } catch (error) {
       outcome = error instanceof Cut ? error.outcome : 'error';
@@ -271,44 +301,42 @@ export class ExportService {
   }
 
   /**
-   * The next batch of `type` after `after`, each record as its list shows it with `parts`, as
-   * JSON text; `done` when no record of the type follows it.
+   * The next batch of `type` after `after`, as the database gives it: `lines` renders each record
+   * as its list shows it with `parts`, as JSON text, when called (the next batch is read
+   * meanwhile); `done` when no record of the type follows it. Conversations with their messages
+   * come `size` at a time.
    */
   private async batch(
     type: ExportType,
     after: string | null,
     parts: readonly ExportPart[],
-  ): Promise<{ lines: string[]; last: string | null; done: boolean }> {
+    size: number,
+  ): Promise<{ lines: () => string[]; last: string | null; done: boolean }> {
     const company = principalOf(this.cls).companyId;
     if (type === 'meeting' || type === 'call') {
-      const rows = await this.recordingRows.exportPage(
-        company,
-        type,
-        after,
-        BATCH,
-        parts.filter((p): p is RecordingPart => p !== 'messages'),
-      );
-      const documents = this.recordings.documents(rows);
-      return { lines: documents.map((d) => d.text), last: rows[rows.length - 1]?.public_id ?? null, done: rows.length < BATCH };
+      const recordParts = parts.filter((p): p is RecordingPart => p !== 'messages');
+      const rows = await this.recordingRows.exportPage(company, type, after, BATCH, recordParts);
+      return {
+        lines: () => this.recordings.documents(rows).map((d) => d.text),
+        last: rows[rows.length - 1]?.public_id ?? null,
+        done: rows.length < BATCH,
+      };
     }
-    const channel = type === 'email' ? EMAIL_CHANNEL : CHAT_CHANNEL;
-    const rows = await this.conversationRows.exportPage<{ id: string; position_micros: string; public_id: string }>(
-      channel.tables,
-      company,
-      after,
-      BATCH,
-    );
-    // A batch of conversations holds at most BATCH_BYTES with their messages (at least one): the rest follow in the next.
-    const documents = await this.conversations.documents(
-      channel as never,
-      rows,
-      parts.includes('messages') ? ['messages'] : [],
-      BATCH_BYTES,
-    );
+    const channel = (type === 'email' ? EMAIL_CHANNEL : CHAT_CHANNEL) as ConversationChannel<
+      PositionedRow,
+      MessageRowBase,
+      unknown,
+      unknown
+    >;
+    const take = parts.includes('messages') ? size : BATCH;
+    const rows = await this.conversationRows.exportPage<PositionedRow>(channel.tables, company, after, take);
+    const render = parts.includes('messages')
+      ? await this.conversations.withMessages(channel, rows)
+      : () => rows.map((row) => renderConversation(channel, row));
     return {
-      lines: documents.map((d) => d.text),
-      last: documents[documents.length - 1]?.id ?? after,
-      done: rows.length < BATCH && documents.length === rows.length,
+      lines: () => render().map((d) => d.text),
+      last: rows[rows.length - 1]?.public_id ?? null,
+      done: rows.length < take,
     };
   }
 }
