@@ -128,22 +128,24 @@ export class ConversationsRepository {
    * messages route's order: what `include=messages` embeds.
    */
   /**
-   * Every message of each of `conversations` (their internal and public ids), in one statement:
-   * by conversation, then in `(sent_at, id)` order (the messages table's
-   * `(conversation_id, sent_at, id)` index serves each conversation's range). The public ids come
-   * with the ids, so no conversation row is read again (a join read the company's every one).
+   * The messages of `conversations` (their internal and public ids), in one statement: in the
+   * conversations' order, then in `(sent_at, id)` order (the messages table's
+   * `(conversation_id, sent_at, id)` index serves each conversation's range), at most `limit` of
+   * them (null: every one). The public ids come with the ids, so no conversation row is read again.
    */
   async messagesOf<M extends MessageRowBase>(
     tables: ConversationTables,
     companyId: string,
     conversations: ReadonlyArray<{ id: string; public_id: string }>,
+    limit: number | null = null,
   ): Promise<Array<M & { of_conversation: string }>> {
     return this.tenant.query<M & { of_conversation: string }>(
       `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id, m.conversation_id AS of_conversation
-     FROM unnest($2::bigint[], $3::text[]) AS c (id, public_id)
+     FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS c (id, public_id, n)
      JOIN ${tables.messages} m ON m.conversation_id = c.id AND m.company_id = $1
-     ORDER BY m.conversation_id, m.sent_at, m.id`,
-      [companyId, conversations.map((c) => c.id), conversations.map((c) => c.public_id)],
+     ORDER BY c.n, m.sent_at, m.id
+     LIMIT $4`,
+      [companyId, conversations.map((c) => c.id), conversations.map((c) => c.public_id), limit],
     );
   }
 

@@ -76,7 +76,7 @@ export class ConversationsService {
     let size = FIRST_READ;
     for (let start = 0; start < rows.length && bytes <= maxBytes;) {
       const group = rows.slice(start, start + size);
-      for (const document of (await this.withMessages(channel, group))()) {
+      for (const document of (await this.withMessages(channel, group)).render()) {
         documents.push(document);
         bytes += Buffer.byteLength(document.text) + 1;
         if (bytes > maxBytes) break;
@@ -89,19 +89,39 @@ export class ConversationsService {
   }
 
   /**
-   * Every message of `rows`, read now in one statement; what it returns renders the
-   * conversations with them (as `documents` does) when called. The export reads its next batch
-   * between the two, so the database and the service work at the same time.
+   * The messages of `rows`, read now in one statement, no more than `maxMessages` of them: `count`
+   * says how many of the rows (from the first) came whole, and `render` renders those with their
+   * messages (as `documents` does) when called. A first conversation with more messages than
+   * that is read alone, whole. The export reads its next batch between the two, so the database
+   * and the service work at the same time.
    */
   async withMessages<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
     channel: ConversationChannel<C, M, CD, MD>,
     rows: C[],
-  ): Promise<() => JsonText[]> {
-    const messages = await this.conversations.messagesOf<M>(channel.tables, principalOf(this.cls).companyId, rows);
-    return () => {
-      const byConversation = new Map<string, MD[]>(rows.map((row) => [row.id, []]));
-      for (const message of messages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
-      return rows.map((row) => renderConversation(channel, row, byConversation.get(row.id)));
+    maxMessages = Infinity,
+  ): Promise<{ count: number; render: () => JsonText[] }> {
+    const company = principalOf(this.cls).companyId;
+    const bounded = Number.isFinite(maxMessages);
+    let messages = await this.conversations.messagesOf<M>(channel.tables, company, rows, bounded ? maxMessages + 1 : null);
+    let count = rows.length;
+    if (bounded && messages.length > maxMessages) {
+      // The conversation of the message past the bound may be incomplete: those before it are whole.
+      count = rows.findIndex((row) => row.id === messages[maxMessages].of_conversation);
+      if (count === 0) [count, messages] = [1, await this.conversations.messagesOf<M>(channel.tables, company, rows.slice(0, 1))];
+      else
+        messages = messages.slice(
+          0,
+          messages.findIndex((m) => m.of_conversation === rows[count].id),
+        );
+    }
+    const whole = rows.slice(0, count);
+    return {
+      count,
+      render: () => {
+        const byConversation = new Map<string, MD[]>(whole.map((row) => [row.id, []]));
+        for (const message of messages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+        return whole.map((row) => renderConversation(channel, row, byConversation.get(row.id)));
+      },
     };
   }
 

@@ -7,6 +7,8 @@ import { Company } from '../../src/companies/company.entity';
 import { loadConfig } from '../../src/config/app-config';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';
+import { ConversationsRepository } from '../../src/conversations/conversations.repository';
+import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { processToken, startServiceProcess } from '../support/service-process';
 import { createClient, tokenFor } from '../support/credentials';
@@ -33,10 +35,7 @@ describe('GET /v1/export', () => {
 
   const get = (url: string, t = token) => http.get(url).set('Authorization', `Bearer ${t}`);
   const exported = async (query = '', t = token) => {
-    const res = await get(`/v1/export${query}`, t)
-      .buffer(true)
-      .parse(rawBody)
-      .expect(200);
+    const res = await get(`/v1/export${query}`, t).buffer(true).parse(rawBody).expect(200);
     return { res, lines: linesOf(res.body as Buffer) };
   };
 
@@ -88,7 +87,10 @@ describe('GET /v1/export', () => {
     const trailer = lines.pop()!;
     expect(Object.keys(trailer.records)).toEqual(['call', 'chat']);
     expect(lines.every((l) => l.included === undefined)).toBe(true);
-    expect(lines.map((l) => l.object)).toEqual([...Array(trailer.records.call).fill('call'), ...Array(trailer.records.chat).fill('chat_conversation')]);
+    expect(lines.map((l) => l.object)).toEqual([
+      ...Array(trailer.records.call).fill('call'),
+      ...Array(trailer.records.chat).fill('chat_conversation'),
+    ]);
     const cut = lines[3].id;
     const resumed = (await exported(`?types=chat,call&after=${cut}`)).lines;
     resumed.pop();
@@ -101,7 +103,10 @@ describe('GET /v1/export', () => {
     const feedCursor = String(res.headers['feed-cursor']);
     const people = new RecordingsFactory(db, company.id);
     const added = await people.recording('meeting', { owner: await people.user() });
-    await db.query(`UPDATE recordings SET title = 'Renamed after the snapshot' WHERE company_id = $1 AND kind = 'meeting' AND id = (SELECT min(id) FROM recordings WHERE company_id = $1 AND kind = 'meeting')`, [company.id]);
+    await db.query(
+      `UPDATE recordings SET title = 'Renamed after the snapshot' WHERE company_id = $1 AND kind = 'meeting' AND id = (SELECT min(id) FROM recordings WHERE company_id = $1 AND kind = 'meeting')`,
+      [company.id],
+    );
     stream.resume();
     const { body, complete } = await stream.ended;
     expect(complete).toBe(true);
@@ -113,12 +118,17 @@ describe('GET /v1/export', () => {
     feed.cursor = feedCursor;
     const entries = await feed.poll();
     expect(entries.map((e) => e.object_id)).toContain(added.publicId);
-    const [renamed] = await db.query(`SELECT public_id FROM recordings WHERE company_id = $1 AND title = 'Renamed after the snapshot'`, [company.id]);
+    const [renamed] = await db.query(`SELECT public_id FROM recordings WHERE company_id = $1 AND title = 'Renamed after the snapshot'`, [
+      company.id,
+    ]);
     expect(entries.map((e) => e.object_id)).toContain(renamed.public_id);
   });
 
   it('a writer whose transaction began before the export and commits during it: not in the snapshot, and after Feed-Cursor in the feed', async () => {
-    const [target] = await db.query(`SELECT id, public_id FROM recordings WHERE company_id = $1 AND kind = 'meeting' ORDER BY id DESC LIMIT 1`, [company.id]);
+    const [target] = await db.query(
+      `SELECT id, public_id FROM recordings WHERE company_id = $1 AND kind = 'meeting' ORDER BY id DESC LIMIT 1`,
+      [company.id],
+    );
     const writer = db.createQueryRunner();
     await writer.connect();
     await writer.startTransaction();
@@ -188,15 +198,17 @@ describe('GET /v1/export', () => {
     // Resumed (the company's one export slot is free once the cut stream's transaction has ended: 429 until then).
     let resumed!: request.Response;
     await eventually(async () => {
-      resumed = await get(`/v1/export?${query}&after=${last}`, bigToken)
-        .buffer(true)
-        .parse(rawBody);
+      resumed = await get(`/v1/export?${query}&after=${last}`, bigToken).buffer(true).parse(rawBody);
       return resumed.status !== 429;
     }, 60_000);
     expect(resumed.status).toBe(200);
     const rest = linesOf(resumed.body as Buffer);
     const trailer = rest.pop()!;
-    expect(trailer).toEqual({ object: 'export', records: { meeting: full.length - part.length }, feed_cursor: resumed.headers['feed-cursor'] });
+    expect(trailer).toEqual({
+      object: 'export',
+      records: { meeting: full.length - part.length },
+      feed_cursor: resumed.headers['feed-cursor'],
+    });
     expect(rest.filter((l) => l.object === 'export')).toEqual([]);
     expect(rest.length).toBeGreaterThan(0);
     expect(rest[0].id > last).toBe(true); // strictly after the id given
@@ -208,16 +220,47 @@ describe('GET /v1/export', () => {
 
   it('compressed on request', async () => {
     const plain = (await exported('?types=email')).lines;
-    const res = await get('/v1/export?types=email')
-      .set('Accept-Encoding', 'gzip')
-      .buffer(true)
-      .parse(rawBody)
-      .expect(200);
+    const res = await get('/v1/export?types=email').set('Accept-Encoding', 'gzip').buffer(true).parse(rawBody).expect(200);
     expect(res.headers['content-encoding']).toBe('gzip');
     // supertest may or may not have inflated it already.
-    const body = res.headers['content-encoding'] === 'gzip' && (res.body as Buffer)[0] === 0x1f ? gunzipSync(res.body as Buffer) : (res.body as Buffer);
+    const body =
+      res.headers['content-encoding'] === 'gzip' && (res.body as Buffer)[0] === 0x1f
+        ? gunzipSync(res.body as Buffer)
+        : (res.body as Buffer);
     const lines = linesOf(body);
     expect(lines.slice(0, -1)).toEqual(plain.slice(0, -1));
+  });
+
+  it('conversations with many messages: a batch holds at most 2,000 messages, a conversation with more comes alone and whole, every one once', async () => {
+    const chats: Array<{ id: string; public_id: string }> = await db.query(
+      'SELECT id::text AS id, public_id FROM chat_conversations WHERE company_id = $1 ORDER BY public_id COLLATE "C" LIMIT 2',
+      [company.id],
+    );
+    expect(chats).toHaveLength(2);
+    const factory = new ConversationsFactory(db, company.id);
+    await factory.bulkMessages('chat', { id: chats[0].id, publicId: chats[0].public_id }, 2500, new Date('2026-01-05T00:00:00Z'));
+    await factory.bulkMessages('chat', { id: chats[1].id, publicId: chats[1].public_id }, 1500, new Date('2026-01-06T00:00:00Z'));
+    const repository = app.get(ConversationsRepository);
+    const reads: Array<{ conversations: number; messages: number }> = [];
+    const spy = jest.spyOn(repository, 'messagesOf').mockImplementation(async function (this: ConversationsRepository, ...args) {
+      const rows = await ConversationsRepository.prototype.messagesOf.apply(this, args);
+      reads.push({ conversations: args[2].length, messages: rows.length });
+      return rows as never;
+    });
+    let lines: Json[];
+    try {
+      lines = (await exported('?types=chat&include=messages')).lines;
+    } finally {
+      spy.mockRestore();
+    }
+    const trailer = lines.pop()!;
+    const listed = (await traverse(get, '/v1/chat?include=messages', [100])).records.sort(byteOrder);
+    expect(lines).toEqual(listed);
+    expect(trailer.records.chat).toBe(listed.length);
+    const big = lines.find((l) => l.id === chats[0].public_id)!;
+    expect(big.included.messages.length).toBeGreaterThanOrEqual(2500);
+    // Bounded reads (the extra row of a bound says where to stop), and the big one read alone, whole.
+    expect(reads.filter((r) => r.messages > 2001)).toEqual([{ conversations: 1, messages: big.included.messages.length }]);
   });
 
   it('scopes and bad input: 403 for a type or part the token cannot read, 400 for unknown types, parts and ids', async () => {
@@ -275,7 +318,11 @@ describe('GET /v1/export through a shutdown (the service as its own process)', (
   it('a stream still open at the drain deadline is cut (no trailer), audited as shutdown, and the process exits within the grace', async () => {
     const big = await seedBigCompany(db);
     const client = await createClient(db, big, { scopes: [...ALL_SCOPES] });
-    const service = await startServiceProcess({ SHUTDOWN_DELAY_MS: String(DELAY_MS), SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' });
+    const service = await startServiceProcess({
+      SHUTDOWN_DELAY_MS: String(DELAY_MS),
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      LOG_LEVEL: 'info',
+    });
     try {
       const token = await processToken(service.base, client);
       const stream = openExport(service.base, '/v1/export?types=meeting&include=transcript', token);
