@@ -29,10 +29,21 @@ export function presentTranscript(row: TranscriptRow): TranscriptDto {
     available,
     status: row.transcript_status,
     variant: available ? row.variant : null,
-    utterances: available
-      ? (row.utterances ?? []).map(({ speaker, text, start_ms, end_ms }) => ({ speaker: speaker ?? null, text, start_ms, end_ms }))
-      : [],
+    // Only what the contract allows, whatever the capture stored: utterances with their text and whole-millisecond times (a
+    // stored value that is not a list has none), a speaker that is not a string is null (recording.sql.ts renders the same).
+    utterances: available && Array.isArray(row.utterances) ? row.utterances.filter(isUtterance).map(presentUtterance) : [],
     created_at: available ? row.created_at : null,
     updated_at: available ? row.updated_at : null,
   };
+}
+
+type StoredUtterance = NonNullable<TranscriptRow['utterances']>[number];
+
+function isUtterance(u: unknown): u is StoredUtterance {
+  const { text, start_ms, end_ms } = (u ?? {}) as Partial<StoredUtterance>;
+  return typeof u === 'object' && typeof text === 'string' && Number.isInteger(start_ms) && Number.isInteger(end_ms);
+}
+
+function presentUtterance({ speaker, text, start_ms, end_ms }: StoredUtterance) {
+  return { speaker: typeof speaker === 'string' ? speaker : null, text, start_ms, end_ms };
 }

@@ -265,11 +265,15 @@ function answersPart(): string {
 
 /** The transcript of record `r`, as `GET …/transcript` answers it: the enhanced variant when there is one; unavailable unless completed. */
 function transcriptPart(): string {
+  // Only what the contract allows, as presentTranscript: utterances with their text and whole-millisecond times, a
+  // speaker that is not a string null; times written as integers whatever their stored spelling (1500.0).
+  const whole = (key: string) =>
+    `CASE WHEN jsonb_typeof(u.e->'${key}') = 'number' THEN (u.e->>'${key}')::numeric = trunc((u.e->>'${key}')::numeric) ELSE false END`;
   const utterance = jsonObject([
-    ['speaker', storedValue("u.e->'speaker'")],
-    ['text', storedValue("u.e->'text'")],
-    ['start_ms', storedValue("u.e->'start_ms'")],
-    ['end_ms', storedValue("u.e->'end_ms'")],
+    ['speaker', `coalesce(${storedString("u.e->'speaker'")}, 'null')`],
+    ['text', "(u.e->'text')::text"],
+    ['start_ms', "trunc((u.e->>'start_ms')::numeric)::text"],
+    ['end_ms', "trunc((u.e->>'end_ms')::numeric)::text"],
   ]);
   const available = jsonObject([
     ['object', literal('transcript')],
@@ -277,7 +281,15 @@ function transcriptPart(): string {
     ['available', `'true'`],
     ['status', json('r.transcript_status')],
     ['variant', json('t.variant')],
-    ['utterances', jsonArray(utterance, 'u.n', 'jsonb_array_elements(t.utterances) WITH ORDINALITY AS u(e, n)')],
+    [
+      'utterances',
+      jsonArray(
+        utterance,
+        'u.n',
+        `jsonb_array_elements(CASE jsonb_typeof(t.utterances) WHEN 'array' THEN t.utterances ELSE '[]' END) WITH ORDINALITY AS u(e, n)
+         WHERE CASE WHEN jsonb_typeof(u.e) = 'object' THEN jsonb_typeof(u.e->'text') = 'string' AND ${whole('start_ms')} AND ${whole('end_ms')} ELSE false END`,
+      ),
+    ],
     ['created_at', json(iso('t.created_at'))],
     ['updated_at', json(iso('t.updated_at'))],
   ]);

@@ -106,6 +106,48 @@ describe('bulk reads: include and ids', () => {
       },
     );
 
+    it('a transcript stored oddly (not a list; utterances null, without their text or whole times, a speaker not a string) answers the same through include and its route, within the contract, never 500', async () => {
+      const [{ id, public_id }] = await db.query(
+        `SELECT r.id::text AS id, r.public_id FROM recordings r JOIN companies c ON c.id = r.company_id
+         WHERE c.public_id = $1 AND r.kind = $2 AND r.transcript_status = 'completed' AND EXISTS (SELECT 1 FROM transcripts t WHERE t.recording_id = r.id)
+         ORDER BY r.id LIMIT 1`,
+        [company.publicId, c.prefix === 'mtg_' ? 'meeting' : 'call'],
+      );
+      const saved: Array<{ variant: string; utterances: unknown }> = await db.query(
+        'SELECT variant, utterances FROM transcripts WHERE recording_id = $1',
+        [id],
+      );
+      try {
+        // Stored as text, so that a time can be spelled 1500.0: not a list; then each kind of odd utterance beside a good one.
+        const odd = [
+          '{"speaker": "A", "text": "x"}',
+          '[null, 7, {"speaker": "B"}, {"speaker": 7, "text": "só <texto> \\"citado\\"", "start_ms": 1500.0, "end_ms": 2500}, {"speaker": "C", "text": "ok", "start_ms": 1.5, "end_ms": 3}, {"text": "sem fim", "start_ms": 1}, {"speaker": "D", "text": "inteira", "start_ms": "1", "end_ms": 2}]',
+        ];
+        for (const stored of odd) {
+          await db.query('UPDATE transcripts SET utterances = $2::jsonb WHERE recording_id = $1', [id, stored]);
+          const ownRes = await get(`${c.path}/${public_id}/transcript`).expect(200);
+          const listedRes = await get(`${c.path}?ids=${public_id}&include=transcript`).expect(200);
+          const own = ownRes.body.data;
+          expect(listedRes.body.data[0].included.transcript).toEqual(own);
+          expect(own.utterances).toEqual(
+            stored.startsWith('[') ? [{ speaker: null, text: 'só <texto> "citado"', start_ms: 1500, end_ms: 2500 }] : [],
+          );
+          // The same bytes both ways (1500.0 written 1500).
+          const ownText = JSON.stringify(own.utterances);
+          expect(listedRes.text).toContain(ownText);
+          expect(ownRes.text).toContain(ownText);
+        }
+      } finally {
+        for (const row of saved) {
+          await db.query('UPDATE transcripts SET utterances = $3::jsonb WHERE recording_id = $1 AND variant = $2', [
+            id,
+            row.variant,
+            JSON.stringify(row.utterances),
+          ]);
+        }
+      }
+    });
+
     it.each(COMBINATIONS.map((parts) => [parts.join(',')]))(
       'include=%s on the detail route: only those parts, in the documented order',
       async (include) => {
