@@ -17,7 +17,8 @@
 // The state file is an append-only journal, one JSON object per line:
 //   {"put":"meeting:mtg_…","value":{"object":"meeting","id":"mtg_…","parent_id":null,"details":{…},"evaluation":…}}
 //   {"delete":"chat_message:wamsg_…"}
-//   {"export":{"feed_cursor":"cur_…","after":"mtg_…"}}   during the backfill: the first Feed-Cursor, the last id stored
+//   {"export":{"feed_cursor":"cur_…","after":"mtg_…","stream":0}}   during the backfill: the first Feed-Cursor, the
+//                                                      export stream running and the last id it stored
 //   {"cursor":"cur_…"}                                   after it: where the feed resumes
 // Keys are `type:id` (meeting, call, email, chat, email_message, chat_message; a message's
 // parent_id is its conversation). A checkpoint line (export or cursor) is appended only after the
@@ -319,16 +320,17 @@ async function store(type, record) {
  */
 async function exportAll(applied) {
   if (!token) await authenticate(); // the token's scopes decide what to export
-  const types = Object.keys(COLLECTIONS).filter(readable);
-  const include = [...new Set(types.flatMap(partsOf))];
+  const streams = exportStreams();
+  if (!streams.length) return null;
   for (;;) {
-    const query = new URLSearchParams({ types: types.join(',') });
-    if (include.length) query.set('include', include.join(','));
+    const stream = streams[state.export?.stream ?? 0];
+    const query = new URLSearchParams({ types: stream.types.join(',') });
+    if (stream.include.length) query.set('include', stream.include.join(','));
     if (state.export?.after) query.set('after', state.export.after);
     const res = await request(`/v1/export?${query}`, { allowForbidden: true });
     if (res.status !== 200) return null;
     if (!state.export) {
-      state.export = { feed_cursor: res.headers.get('feed-cursor'), after: null };
+      state.export = { feed_cursor: res.headers.get('feed-cursor'), after: null, stream: 0 };
       await checkpoint(); // the first Feed-Cursor, before any record: a restart that replays them keeps it
     }
     let trailer = null;
@@ -354,7 +356,9 @@ async function exportAll(applied) {
     } catch (error) {
       process.stderr.write(`export cut (${error.message}); resuming after ${state.export.after}\n`);
     }
-    if (trailer) {
+    if (trailer && (state.export.stream ?? 0) + 1 < streams.length) {
+      state.export = { ...state.export, after: null, stream: (state.export.stream ?? 0) + 1 }; // the next stream, same first Feed-Cursor
+    } else if (trailer) {
       state.cursor = state.export.feed_cursor; // the first one: a later one could skip what the first snapshot missed
       state.export = null;
       await checkpoint();
@@ -362,6 +366,22 @@ async function exportAll(applied) {
     }
     await checkpoint();
   }
+}
+
+/**
+ * The export streams of a first copy: one, unless the token reads one channel's messages and not
+ * the other's (the export applies `include` to every collection that has the part, and a part the
+ * token cannot read is 403): then the channel without its content scope comes in a stream of its
+ * own, after the first, whose Feed-Cursor stays the copy's.
+ */
+function exportStreams() {
+  const types = Object.keys(COLLECTIONS).filter(readable);
+  const bare = types.filter((type) => COLLECTIONS[type].content && !withContent(type));
+  const full = types.filter((type) => !bare.includes(type));
+  const streams = [{ types: full, include: [...new Set(full.flatMap(partsOf))] }];
+  if (bare.length && full.some((type) => partsOf(type).includes('messages'))) streams.push({ types: bare, include: [] });
+  else streams[0] = { types, include: streams[0].include };
+  return streams.filter((stream) => stream.types.length);
 }
 
 /**

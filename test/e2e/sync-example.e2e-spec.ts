@@ -5,6 +5,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { ALL_SCOPES } from '../../src/contract/scopes';
 import { runCli } from '../support/cli';
 import { Copy, Journal, readJournal } from '../support/sync-journal';
 import { createTestApp, eventually, sleep } from '../support/test-app';
@@ -287,5 +288,34 @@ describe('examples/sync.mjs against seed:activity', () => {
     expectCompacted(copy);
     expect(resumed.objects).toBe(Object.keys(copy.objects).length);
     expect(differences(copy.objects, await fullRead())).toEqual([]);
+  });
+
+  it('a client that reads e-mail messages but not chat messages: the chats come in an export of their own, and the copy is all it may read', async () => {
+    const scopes = ALL_SCOPES.filter((scope) => scope !== 'chat.content.read');
+    const made = await runCli(
+      {},
+      'client:create',
+      '--company',
+      demo.company_id,
+      '--name',
+      'No chat content',
+      '--scopes',
+      scopes.join(' '),
+      '--json',
+    );
+    expect(made.code).toBe(0);
+    const client = JSON.parse(made.stdout.trim()) as { client_id: string; client_secret: string };
+    const path = join(process.env.TEST_ROOT!, `sync-partial-${process.pid}.json`);
+    const { stdout } = await run(process.execPath, [SCRIPT, '--state', path], {
+      env: { ...env(), CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret },
+    });
+    const summary = JSON.parse(stdout.trim().split('\n').pop()!) as { exported: number; requests: number };
+    expect(summary.exported).toBeGreaterThan(50);
+    expect(summary.requests).toBeLessThan(10); // two exports and the feed, not the feed from the beginning
+    const copy = await readJournal(path);
+    expectCompacted(copy);
+    expect(Object.keys(copy.objects).some((key) => key.startsWith('email_message:'))).toBe(true);
+    const readable = Object.fromEntries(Object.entries(await fullRead()).filter(([key]) => !key.startsWith('chat_message:')));
+    expect(differences(copy.objects, readable)).toEqual([]);
   });
 });
