@@ -2,7 +2,8 @@
  * The bulk lane measured (#34): what taking a copy of a company costs, against one production
  * service. `bulkPass` is the bench's bulk section (`npm run bench` runs it on its main company,
  * and the 1,000,000-record memory check on the scaling company); `npm run bench:bulk` runs it
- * alone on a company it seeds (`-- --meetings N --calls N --emails N --chats N [--rounds N] [--profile] [--keep]`).
+ * alone on a company it seeds (`-- --meetings N --calls N --emails N --chats N [--rounds N] [--profile] [--keep]
+ * [--memory-only]`: only the memory check, on that company).
  *
  * - one client walking `/v1/meetings?limit=100` against one export of the meetings, in
  *   alternating rounds: records per second of each (no include);
@@ -220,6 +221,38 @@ export function perRecordRequests(v: Volume): number {
   );
 }
 
+/** The service's memory at rest, during a whole export of the biggest company at hand, and under a reader taking 1 MB/s. */
+export async function memoryPass(ctx: BulkContext, token: string): Promise<BulkReport['memory']> {
+  const { service, log } = ctx;
+  const base = service.baseUrl;
+  const big = ctx.big ?? { tenant: ctx.tenant, records: 0, name: 'main' };
+  const bigToken = big.tenant === ctx.tenant ? token : await issueToken(base, big.tenant);
+  const idle = await idleMb(service.pid);
+  log(`bulk: memory at rest ${idle} MB; the ${big.name} company's whole export with every part`);
+  service.rss.reset();
+  const whole = await exportOnce(base, bigToken, 'include=evaluation,answers,transcript,messages');
+  const peak = service.rss.peakMb();
+  const idleBeforeSlow = await idleMb(service.pid);
+  service.rss.reset();
+  const rate = MB;
+  const slowBytes = await slowRead(base, bigToken, rate, ctx.slowSeconds);
+  const slowPeak = service.rss.peakMb();
+  const memory: BulkReport['memory'] = {
+    idle_mb: idle,
+    export: { company: big.name, records: whole.records, peak_mb: peak, growth_mb: peak - idle, seconds: round(whole.seconds, 1) },
+    slow_reader: {
+      bytes_per_second: rate,
+      seconds: ctx.slowSeconds,
+      bytes: slowBytes,
+      peak_mb: slowPeak,
+      growth_mb: slowPeak - idleBeforeSlow,
+    },
+  };
+  log(`  ${whole.records} records: peak ${peak} MB (+${peak - idle}); 1 MB/s reader: peak ${slowPeak} MB (+${slowPeak - idleBeforeSlow})`);
+
+  return memory;
+}
+
 export async function bulkPass(ctx: BulkContext): Promise<BulkReport> {
   const { service, log } = ctx;
   const base = service.baseUrl;
@@ -261,30 +294,7 @@ export async function bulkPass(ctx: BulkContext): Promise<BulkReport> {
   );
   log(`  without ${without.requests_per_second} req/s, with ${withParts.requests_per_second} req/s`);
 
-  const big = ctx.big ?? { tenant: ctx.tenant, records: 0, name: 'main' };
-  const bigToken = big.tenant === ctx.tenant ? token : await issueToken(base, big.tenant);
-  const idle = await idleMb(service.pid);
-  log(`bulk: memory at rest ${idle} MB; the ${big.name} company's whole export with every part`);
-  service.rss.reset();
-  const whole = await exportOnce(base, bigToken, 'include=evaluation,answers,transcript,messages');
-  const peak = service.rss.peakMb();
-  const idleBeforeSlow = await idleMb(service.pid);
-  service.rss.reset();
-  const rate = MB;
-  const slowBytes = await slowRead(base, bigToken, rate, ctx.slowSeconds);
-  const slowPeak = service.rss.peakMb();
-  const memory = {
-    idle_mb: idle,
-    export: { company: big.name, records: whole.records, peak_mb: peak, growth_mb: peak - idle, seconds: round(whole.seconds, 1) },
-    slow_reader: {
-      bytes_per_second: rate,
-      seconds: ctx.slowSeconds,
-      bytes: slowBytes,
-      peak_mb: slowPeak,
-      growth_mb: slowPeak - idleBeforeSlow,
-    },
-  };
-  log(`  ${whole.records} records: peak ${peak} MB (+${peak - idle}); 1 MB/s reader: peak ${slowPeak} MB (+${slowPeak - idleBeforeSlow})`);
+  const memory = await memoryPass(ctx, token);
 
   log('bulk: examples/sync.mjs takes a complete copy, then catches up after seed:activity');
   const state = join(ctx.tmp, 'sync-copy.ndjson');
@@ -344,6 +354,7 @@ function options(argv: string[]) {
     rounds: get('--rounds', 2),
     profile: argv.includes('--profile'),
     keep: argv.includes('--keep'),
+    memoryOnly: argv.includes('--memory-only'),
   };
 }
 
@@ -364,7 +375,7 @@ async function main(): Promise<void> {
   const flags = o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
   const service = await ServiceProcess.start(PRODUCTION_ENTRY, await freePort(), env, join(tmp, 'bulk.log'), flags);
   try {
-    const report = await bulkPass({
+    const ctx: BulkContext = {
       service,
       tenant,
       volume: o.volume,
@@ -374,10 +385,13 @@ async function main(): Promise<void> {
       rounds: o.rounds,
       log,
       activity: { minutes: 0.25, rate: 600 },
-      slowSeconds: 10,
-    });
+      slowSeconds: o.memoryOnly ? 30 : 10,
+    };
+    const report = o.memoryOnly
+      ? { volume: o.volume, memory: await memoryPass(ctx, await issueToken(service.baseUrl, tenant)) }
+      : await bulkPass(ctx);
     await mkdir('bench/results', { recursive: true });
-    const file = `bench/results/bulk-${new Date().toISOString().slice(0, 10)}.json`;
+    const file = `bench/results/bulk${o.memoryOnly ? '-memory' : ''}-${new Date().toISOString().slice(0, 10)}.json`;
     await writeFile(file, `${JSON.stringify({ date: new Date().toISOString(), ...report }, null, 2)}\n`);
     log(`wrote ${file}${o.profile ? `; profiles in ${profiles}` : ''}`);
   } finally {

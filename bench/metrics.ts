@@ -37,7 +37,8 @@ export const LIVE_METRICS: Array<{ name: string; in: 'api' | 'worker'; live: (sa
   { name: 'webhook_dispatch_lag_seconds', in: 'worker', live: (s) => s.length === 1 && s[0].value >= 0 },
   { name: 'webhook_deliveries_pending', in: 'worker', live: (s) => s.length === 1 && s[0].value > 0 },
   { name: 'webhook_oldest_pending_delivery_seconds', in: 'worker', live: (s) => s.length === 1 && s[0].value >= 0 },
-  { name: 'db_pool_connections', in: 'worker', live: (s) => s.some((x) => x.labels.pool === 'webhooks' && x.value > 0) },
+  // The schema owner's pool (OwnerPool), which pg-boss, the deliveries and the read model share.
+  { name: 'db_pool_connections', in: 'worker', live: (s) => s.some((x) => x.labels.pool === 'owner' && x.value > 0) },
 ];
 
 export interface MetricsScrape {
