@@ -16,6 +16,9 @@ import { createTestApp, eventually, ownerDataSource } from '../support/test-app'
 /** A cutoff after everything: compaction then merges every entry but the newest of each object. */
 const future = () => new Date(Date.now() + 3_600_000);
 
+/** FEED_SEED and FEED_PATH replay a failure fast-check reported (its seed and path). */
+const replay = () => (process.env.FEED_SEED ? { seed: Number(process.env.FEED_SEED), path: process.env.FEED_PATH } : {});
+
 describe('the change feed under concurrent writers and compaction', () => {
   let db: DataSource;
   let app: NestExpressApplication;
@@ -173,7 +176,7 @@ describe('the change feed under concurrent writers and compaction', () => {
               await http().get(`/v1/meetings/${id}`).set('Authorization', `Bearer ${token}`).expect(404);
             }
           }),
-          { numRuns: Number(process.env.FEED_RUNS ?? 12), endOnFailure: true },
+          { numRuns: Number(process.env.FEED_RUNS ?? 12), endOnFailure: true, ...replay() },
         );
       } finally {
         for (const c of clients) {
@@ -349,7 +352,7 @@ describe('the change feed under concurrent writers and compaction', () => {
             }, 60_000).catch(() => undefined);
             expect([...copy].sort()).toEqual([...truth].sort());
           }),
-          { numRuns: Number(process.env.FEED_RUNS ?? 25), endOnFailure: true },
+          { numRuns: Number(process.env.FEED_RUNS ?? 25), endOnFailure: true, ...replay() },
         );
       } finally {
         for (const c of clients) {
