@@ -438,7 +438,9 @@ describe('webhooks: a worker in the API process', () => {
         const objects = await copied();
         return `meeting:${meeting.publicId}` in objects && `chat:${chat.publicId}` in objects;
       }, 60_000);
-      // Events verified by the example (no refusal), each one logged.
+      // Events verified by the example (no refusal), each one logged (the journal takes the copy's
+      // lines as they come, before the run that wrote them logs its event).
+      await eventually(async () => output.includes(`"object_id":"${meeting.publicId}"`), 30_000).catch(() => undefined);
       expect(output).not.toContain('refused');
       expect(output).toContain(`"object_id":"${meeting.publicId}"`);
     } finally {
