@@ -434,6 +434,20 @@ const conversationPart = (table: string, channel: Channel) => {
 };
 
 /**
+ * Where a moved message is now. A later transaction's entry for it (started after this one, it
+ * wrote and committed before this move, so the move saw its row) sorts after this one's and names
+ * the conversation the message was in then: a client that read it last would fetch the message
+ * there, get 404 and drop a message that exists. Those entries cannot have been served yet (the
+ * horizon is below this transaction), so they are made to name the conversation it is in now.
+ */
+const laterEntriesNameParent = (channel: Channel) => `UPDATE change_log c SET parent_id = p.public_id
+  FROM new_rows n JOIN old_rows o ON o.id = n.id
+    JOIN ${channel}_conversations p ON p.id = n.conversation_id AND p.company_id = n.company_id
+  WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+    AND c.company_id = n.company_id AND c.object = '${channel}_message' AND c.object_key = n.id
+    AND (c.epoch, c.xid) > (${EPOCH}, pg_current_xact_id()) AND c.parent_id IS DISTINCT FROM p.public_id;`;
+
+/**
  * Messages: the message (its parent: the conversation it is in now), and its conversations'
  * `messages` when it arrives, leaves, or moves from one conversation to another (both are told).
  * A message moved to another company is deleted there and created here.
@@ -474,7 +488,8 @@ UNION ALL ${messagesOf(
     UNION SELECT o.company_id, o.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
         'new_rows',
       )}`)}
-${backWhereItWas('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id', `'${object}'`)}`,
+${backWhereItWas('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id', `'${object}'`)}
+${laterEntriesNameParent(channel)}`,
     }),
   };
 };

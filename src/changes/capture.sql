@@ -623,6 +623,12 @@ BEGIN
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
         AND c.company_id = n.company_id AND c.object = 'email_message' AND c.object_key = n.id
         AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
+    UPDATE change_log c SET parent_id = p.public_id
+      FROM new_rows n JOIN old_rows o ON o.id = n.id
+        JOIN email_conversations p ON p.id = n.conversation_id AND p.company_id = n.company_id
+      WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+        AND c.company_id = n.company_id AND c.object = 'email_message' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.parent_id IS DISTINCT FROM p.public_id;
   END IF;
   RETURN NULL;
 END $$;
@@ -700,6 +706,12 @@ BEGIN
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
         AND c.company_id = n.company_id AND c.object = 'chat_message' AND c.object_key = n.id
         AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.action = 'deleted';
+    UPDATE change_log c SET parent_id = p.public_id
+      FROM new_rows n JOIN old_rows o ON o.id = n.id
+        JOIN chat_conversations p ON p.id = n.conversation_id AND p.company_id = n.company_id
+      WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+        AND c.company_id = n.company_id AND c.object = 'chat_message' AND c.object_key = n.id
+        AND (c.epoch, c.xid) > ((SELECT app_change_epoch()), pg_current_xact_id()) AND c.parent_id IS DISTINCT FROM p.public_id;
   END IF;
   RETURN NULL;
 END $$;

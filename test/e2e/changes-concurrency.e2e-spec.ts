@@ -208,6 +208,29 @@ describe('the change feed under concurrent writers and compaction', () => {
       fc.record({ kind: fc.constantFrom('poll' as const, 'compact' as const) }),
     ) as fc.Arbitrary<Step>;
 
+    /** A chat of `company` with no message, inserted through `client` (in whatever transaction it has open). */
+    async function insertChat(client: Client, company: string, seller: string): Promise<{ id: string; publicId: string }> {
+      const { rows } = await client.query(
+        `INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id,
+           seller_phone, first_message_at, last_message_at, last_message_direction)
+         VALUES ($1, $2, 'chat_web', md5(random()::text), false, '+55 11 91111-2222', 'Cliente', $3, '+55 11 90000-0000', now(), now(), 'inbound')
+         RETURNING id::text, public_id AS "publicId"`,
+        [mintId('chatConversation'), company, seller],
+      );
+      return rows[0];
+    }
+
+    /** A message in `chat`, inserted through `client`. */
+    async function insertMessage(client: Client, company: string, chat: string): Promise<{ id: string; chat: string; publicId: string }> {
+      const { rows } = await client.query(
+        `INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
+         VALUES ($1, $2, $3, md5(random()::text), clock_timestamp(), 'inbound', '+55 11 98888-7777', 'Cliente', 'text', 'oi')
+         RETURNING id::text, conversation_id::text AS chat, public_id AS "publicId"`,
+        [mintId('chatMessage'), company, chat],
+      );
+      return rows[0];
+    }
+
     /** What a client holds: each chat's and each message's detail body (a message with its conversation). */
     type Copy = Map<string, string>;
 
@@ -278,14 +301,7 @@ describe('the change feed under concurrent writers and compaction', () => {
             const lock = (w: number, ...rows: string[]) => open[w] && rows.forEach((r) => lockedBy.set(r, w));
             const seen = async (w: number, sql: string, params: unknown[] = []) =>
               (await clients[w].query(sql, params)).rows as Array<{ id: string; chat: string }>;
-            const newMessage = (w: number, chat: string) =>
-              seen(
-                w,
-                `INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
-                 VALUES ($1, $2, $3, md5(random()::text), clock_timestamp(), 'inbound', '+55 11 98888-7777', 'Cliente', 'text', 'oi')
-                 RETURNING id::text, conversation_id::text AS chat`,
-                [mintId('chatMessage'), tenant.id, chat],
-              );
+            const newMessage = async (w: number, chat: string) => [await insertMessage(clients[w], tenant.id, chat)];
             for (const s of steps) {
               if (s.kind === 'poll') await apply(copy, await reader.poll(), auth);
               else if (s.kind === 'compact') await app.get(ChangeCompaction).compact(future());
@@ -297,14 +313,7 @@ describe('the change feed under concurrent writers and compaction', () => {
                 open[s.writer] = false;
                 for (const [row, w] of lockedBy) if (w === s.writer) lockedBy.delete(row);
               } else if (s.kind === 'chat') {
-                const [chat] = await seen(
-                  s.writer,
-                  `INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id,
-                     seller_phone, first_message_at, last_message_at, last_message_direction)
-                   VALUES ($1, $2, 'chat_web', md5(random()::text), false, '+55 11 91111-2222', 'Cliente', $3, '+55 11 90000-0000', now(), now(), 'inbound')
-                   RETURNING id::text`,
-                  [mintId('chatConversation'), tenant.id, owner.id],
-                );
+                const chat = await insertChat(clients[s.writer], tenant.id, owner.id);
                 const [m] = await newMessage(s.writer, chat.id);
                 lock(s.writer, `chat:${chat.id}`, `msg:${m.id}`);
               } else {
@@ -361,6 +370,36 @@ describe('the change feed under concurrent writers and compaction', () => {
         }
       }
     }, 600_000);
+
+    it('names where a message is now in every entry served after it moved, when a transaction that started first moves what a later one created', async () => {
+      const [early, late] = await Promise.all([ownerClient(), ownerClient()]);
+      try {
+        const tenant = await createCompany(db);
+        const owner = await new RecordingsFactory(db, tenant.id).user();
+        const auth = `Bearer ${await tokenFor(http(), await createClient(db, tenant, { scopes: ['chat.read', 'chat.content.read'] }))}`;
+        const reader = new FeedReader(http, auth.slice('Bearer '.length));
+        const [a, b] = [await insertChat(late, tenant.id, owner.id), await insertChat(late, tenant.id, owner.id)];
+        // `early` takes its transaction id first; `late` then creates a message in B and commits;
+        // `early` moves it to A and commits. The feed sorts by transaction id: `late`'s entry last.
+        await early.query('BEGIN');
+        await early.query('SELECT pg_current_xact_id()');
+        const m = await insertMessage(late, tenant.id, b.id);
+        await early.query('UPDATE chat_messages SET conversation_id = $2 WHERE id = $1', [m.id, a.id]);
+        await early.query('COMMIT');
+
+        const entries = (await reader.poll()).filter((e) => e.object_id === m.publicId);
+        expect(entries.map((e) => e.action)).toEqual(['updated', 'created']);
+        expect(entries.map((e) => e.parent_id)).toEqual([a.publicId, a.publicId]);
+        // The recipe applied to them holds the message where the routes show it.
+        const copy: Copy = new Map();
+        await apply(copy, reader.seen, auth);
+        expect([...copy].sort()).toEqual([...(await fullRead(auth))].sort());
+        expect(copy.get(`chat_message:${m.publicId}`)).toContain(`"chat":"${a.publicId}"`);
+      } finally {
+        await early.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([early.end(), late.end()]);
+      }
+    });
   });
 
   it('keeps every object changed since an old cursor through compaction, one entry per object left', async () => {

@@ -22,6 +22,7 @@ import { ReaderEpochFloor1765700000000 } from './1765700000000-reader-epoch-floo
 import { DeliveryLeases1765800000000 } from './1765800000000-delivery-leases';
 import { ExportOrder1765900000000 } from './1765900000000-export-order';
 import { DocumentParts1766000000000 } from './1766000000000-document-parts';
+import { MovedMessageParents1766100000000 } from './1766100000000-moved-message-parents';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   DeliveryLeases1765800000000,
   ExportOrder1765900000000,
   DocumentParts1766000000000,
+  MovedMessageParents1766100000000,
 ];
