@@ -232,7 +232,7 @@ export class ExportService {
      * the socket: no string of the stream reaches V8's large-object space, which only a full
      * collection frees. Resolves once the client took them (back-pressure), or on a cut.
      */
-    const write = async (lines: readonly string[]): Promise<number> => {
+    const write = async (lines: readonly string[]): Promise<void> => {
       let written = 0;
       let part = '';
       let flowing = true;
@@ -251,7 +251,7 @@ export class ExportService {
       }
       res.uncork();
       bytes += written;
-      if (flowing) return written;
+      if (flowing) return;
       // Back-pressure: nothing more is written until the client took this (the batch after it is read meanwhile).
       goOn();
       let timer: NodeJS.Timeout | undefined;
@@ -265,7 +265,6 @@ export class ExportService {
         drained = wake = undefined;
         clearTimeout(timer);
       }
-      return written;
     };
 
     // The batch being read ahead: the transaction ends only once it has (a cut leaves none running).

@@ -339,17 +339,18 @@ export interface RecordingDocumentRow {
 
 /**
  * The statement that answers the records chosen by `records` (a `SELECT r.* FROM recordings r
- * …` with its own WHERE, ORDER BY and LIMIT), in `(created_at, id)` order: each record's stored
+ * …` with its own WHERE, ORDER BY and LIMIT), in `(created_at, id)` order, the first `take` of
+ * them when given (see documentsStatement): each record's stored
  * document (recording_documents, kept by the read model) when it is current and of this format,
  * else the record rendered live; with `parts`, their `included` object beside it. A write
  * invalidates a document in the writing transaction (the change capture's entries do it), so
  * no reader ever sees one older than the tables it reads.
  */
-export function recordingDocuments(kind: RecordingKind, records: string, parts: readonly RecordingPart[] = []): string {
-  const key = `${kind}:${parts.join(',')}:${records}`;
+export function recordingDocuments(kind: RecordingKind, records: string, parts: readonly RecordingPart[] = [], take?: string): string {
+  const key = `${kind}:${parts.join(',')}:${take ?? ''}:${records}`;
   let statement = STATEMENTS.get(key);
   if (!statement) {
-    statement = documentsStatement(kind, records, parts);
+    statement = documentsStatement(kind, records, parts, take);
     if (STATEMENTS.size >= 256) STATEMENTS.clear(); // a bounded set of shapes in practice; never unbounded
     STATEMENTS.set(key, statement);
   }
@@ -373,7 +374,13 @@ const partOf = (p: RecordingPart) =>
 const includedOf = (parts: readonly RecordingPart[]) =>
   jsonObject(RECORDING_PARTS.filter((p) => parts.includes(p)).map((p) => [p, partOf(p)] as const));
 
-function documentsStatement(kind: RecordingKind, records: string, parts: readonly RecordingPart[]): string {
+/**
+ * `take` (a placeholder), when the records come in this statement's order: only that many are
+ * rendered. `records` reads up to its fetch size (limitClause: a few plan shapes), and PostgreSQL
+ * evaluates the costly expressions of the select list (the live document, the parts) after the
+ * LIMIT: a page of 51 renders 52 records, not the 101 its fetch size read.
+ */
+function documentsStatement(kind: RecordingKind, records: string, parts: readonly RecordingPart[], take?: string): string {
   return `WITH page AS MATERIALIZED (${records})
   SELECT r.id, ${micros('r.created_at')} AS created_micros, r.public_id,
     coalesce(CASE WHEN d.format = ${DOCUMENT_FORMAT} THEN d.document END, ${liveDocument(kind)}) AS document${
@@ -383,7 +390,7 @@ function documentsStatement(kind: RecordingKind, records: string, parts: readonl
         : ''
     }
   FROM page r LEFT JOIN recording_documents d ON d.recording_id = r.id
-  ORDER BY r.created_at, r.id`;
+  ORDER BY r.created_at, r.id${take ? ` LIMIT ${take}` : ''}`;
 }
 
 /** The refresher's statement: the records of `kind` among the ids `$1`, rendered now, with their stored parts. */

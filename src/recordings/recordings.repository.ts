@@ -77,7 +77,7 @@ export class RecordingsRepository {
     const limit = limitClause(take);
     if (!query.owner_email) {
       const records = `SELECT r.* FROM recordings r WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id ${limit}`;
-      return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts), p.values), take);
+      return this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts, p.add(take)), p.values);
     }
     // The per-user LIMIT stays a parameter on purpose: a generic plan then expects to read a
     // few rows of each user and walks the owner index in order; with the literal page size it
@@ -90,7 +90,7 @@ export class RecordingsRepository {
       WHERE ou.company_id = ${company} AND lower(ou.email) = ${p.add(query.owner_email)}
       ORDER BY o.created_at, o.id ${limit}`;
     const records = `SELECT r.* FROM recordings r WHERE r.company_id = ${company} AND r.id IN (${ids})`;
-    return pageOf(await this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts), p.values), take);
+    return this.tenant.query<RecordingDocumentRow>(recordingDocuments(kind, records, parts, p.add(take)), p.values);
   }
 
   async findOne(

@@ -6,7 +6,8 @@ import { TimeIdPosition } from '../../src/common/cursors/keyset-page';
 import { Company } from '../../src/companies/company.entity';
 import { ListRecordingsQuery } from '../../src/recordings/list-recordings.query';
 import { RecordingKind } from '../../src/recordings/recording.vocabulary';
-import { RecordingDocumentRow } from '../../src/recordings/recording.sql';
+import { recordingDocuments, RecordingDocumentRow } from '../../src/recordings/recording.sql';
+import { limitClause } from '../../src/database/sql';
 import { RecordingsRepository } from '../../src/recordings/recordings.repository';
 import { RecordingsFactory, Ref, TRANSCRIPT_STATES, TranscriptState, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
@@ -185,6 +186,23 @@ describe.each<[RecordingKind, RecordingKind]>([
           expect(ids(await list(company, query(params), null, take))).toEqual(all.slice(0, take));
         }
       }
+    });
+
+    it('renders documents and parts for the page only, not for the rows its fetch size reads beyond it', async () => {
+      const take = 3; // read as LIMIT 6 (limitClause): the statement renders 3
+      const records = `SELECT r.* FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 ORDER BY r.created_at, r.id ${limitClause(take)}`;
+      const sql = recordingDocuments(kind, records, ['evaluation', 'answers', 'transcript'], '$3');
+      const [{ 'QUERY PLAN': [plan] }] = await owner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, [company.id, kind, take]);
+      const nodes: Array<{ 'Node Type': string; 'Actual Rows': number }> = [];
+      const visit = (node: { Plans?: unknown[] }) => {
+        nodes.push(node as (typeof nodes)[number]);
+        (node.Plans ?? []).forEach((child) => visit(child as { Plans?: unknown[] }));
+      };
+      visit(plan.Plan);
+      const pageRows = nodes.filter((n) => n['Node Type'] === 'CTE Scan').map((n) => n['Actual Rows']);
+      expect(made.length).toBeGreaterThan(2 * take); // the fetch size would find more
+      expect(pageRows).toEqual([take]);
+      expect(plan.Plan['Actual Rows']).toBe(take);
     });
   });
 
