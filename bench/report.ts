@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { VolumeResult } from '../src/seeding/volume-seeder';
 import { Measurement, round } from './load';
 import { BenchOptions } from './options';
+import { deployedNodeOptions } from './service';
 import type { DocumentsRefresh } from './dataset';
 import type { FeedReport } from './feed';
 import type { WebhookLatency, WebhookReport } from './webhooks';
@@ -19,6 +20,8 @@ export interface Machine {
   memory_gb: number;
   kernel: string;
   node: string;
+  /** The Node options every service process ran with (the deployment's: deployedNodeOptions). */
+  node_options?: string;
 }
 
 export function describeMachine(): Machine {
@@ -29,6 +32,7 @@ export function describeMachine(): Machine {
     memory_gb: round(totalmem() / 2 ** 30, 1),
     kernel: `Linux ${release()}`,
     node: process.version,
+    node_options: deployedNodeOptions(),
   };
 }
 
@@ -398,7 +402,7 @@ export function renderMarkdown(report: BenchReport): string {
   const lines = [
     `Run of ${report.date} (commit \`${report.commit}\`), ${Math.round(report.seconds / 60)} min end to end.`,
     '',
-    `- Machine: ${m.cores} × ${m.cpu}, ${m.memory_gb} GB RAM, ${m.kernel}, Node ${m.node}. The load generator (autocannon, in the bench process), the service and PostgreSQL share these ${m.cores} cores.`,
+    `- Machine: ${m.cores} × ${m.cpu}, ${m.memory_gb} GB RAM, ${m.kernel}, Node ${m.node}. The load generator (autocannon, in the bench process), the service and PostgreSQL share these ${m.cores} cores.${m.node_options ? ` Every service process runs with \`NODE_OPTIONS=${m.node_options}\`, as deployed.` : ''}`,
     `- Database: ${report.database}.`,
     `- Data: ${sum((r) => r.meetings)} meetings, ${sum((r) => r.calls)} calls, ${sum((r) => r.emails)} e-mail conversations × ${o.emailMessages} messages, ${sum((r) => r.chats)} chats × ${o.chatMessages} messages across ${o.companies} companies (the measured one holds half), seeded in ${report.seeding.seconds} s, then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` in ${report.seeding.vacuum_seconds} s${report.seeding.documents ? `; the read model (\`documents:refresh\`) written in ${report.seeding.documents.seconds} s for ${report.seeding.documents.rendered.toLocaleString('en')} records` : ''}.`,
     `- Load: ${o.connections} connections, ${o.warmup} s of warm-up thrown away, then ${o.duration} s measured per scenario. Latency percentiles are over every response of the measured seconds.`,
