@@ -28,8 +28,8 @@ import {
 
 /**
  * Response schemas of the meetings and calls routes: the interface description is generated
- * from these classes, and recording.presenter.ts builds the wire format as these types (the
- * compiler checks its fields; every test answer is validated against the served document).
+ * from these classes; PostgreSQL renders the answers (recording.sql.ts), and every test answer
+ * is validated against the served document.
  */
 
 export class IdNameDto {

@@ -240,6 +240,10 @@ function evaluationPart(): string {
   ])} FROM (SELECT) one LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id)`;
 }
 
+/** The answers (`a`) of record `r` to its template's questions (`q`). */
+const ANSWERS_FROM =
+  'template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id WHERE q.template_id = r.template_id';
+
 /** The answers of record `r` to its template's questions, in question order, as the `data` of `GET …/answers`. */
 function answersPart(): string {
   return jsonArray(
@@ -259,13 +263,13 @@ function answersPart(): string {
       ['updated_at', json(iso('a.updated_at'))],
     ]),
     'q.position',
-    'template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id WHERE q.template_id = r.template_id',
+    ANSWERS_FROM,
   );
 }
 
 /** The transcript of record `r`, as `GET …/transcript` answers it: the enhanced variant when there is one; unavailable unless completed. */
 function transcriptPart(): string {
-  // Only what the contract allows, as presentTranscript: utterances with their text and whole-millisecond times, a
+  // Only what the contract allows, whatever the capture stored: utterances with their text and whole-millisecond times, a
   // speaker that is not a string null; times written as integers whatever their stored spelling (1500.0).
   const whole = (key: string) =>
     `CASE WHEN jsonb_typeof(u.e->'${key}') = 'number' THEN (u.e->>'${key}')::numeric = trunc((u.e->>'${key}')::numeric) ELSE false END`;
@@ -311,10 +315,32 @@ function transcriptPart(): string {
  * Each part `include` can embed, rendered by PostgreSQL in the statement that reads the records
  * (so a page with its parts is one statement, and the service splices the text in unparsed);
  * the read model stores the evaluation and the answers beside the document (STORED_PARTS).
- * The parts' own routes present the same shapes from their rows (recording.presenter.ts); the
- * bulk e2e spec holds the two equal, field for field, for every record in every demo state.
+ * The parts' own routes answer the same text (partStatement): one definition of each shape.
  */
 const PARTS: Record<RecordingPart, string> = { evaluation: evaluationPart(), answers: answersPart(), transcript: transcriptPart() };
+
+/**
+ * The ids the audit trail records for a part's route, as they always have been: the started
+ * evaluation's id (else the record's), each answer's id in question order, the record's for the
+ * transcript.
+ */
+const PART_RESOURCE_IDS: Record<RecordingPart, string> = {
+  evaluation: `ARRAY[coalesce((SELECT ev.public_id FROM recording_evaluations ev
+    WHERE ev.recording_id = r.id AND ev.status IS NOT NULL AND ev.status <> 'not_started'), r.public_id)]`,
+  answers: `ARRAY(SELECT a.public_id FROM ${ANSWERS_FROM} ORDER BY q.position)`,
+  transcript: 'ARRAY[r.public_id]',
+};
+
+/** What partStatement returns: the part's JSON text, and the ids its answer names. */
+export interface RecordingPartRow {
+  part: string;
+  resource_ids: string[];
+}
+
+/** One part of the record `$3` (a public id) of company `$1` and kind `$2`, as its own route answers it; no row when there is no such record. */
+export const partStatement = (part: RecordingPart) =>
+  `SELECT ${PARTS[part]} AS part, ${PART_RESOURCE_IDS[part]} AS resource_ids
+   FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`;
 
 /**
  * The version of the wire format a stored document was written in: a hash of the statements

@@ -1,40 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TimeIdPosition } from '../common/cursors/keyset-page';
-import { iso, limitClause, pageOf, Params } from '../database/sql';
+import { limitClause, pageOf, Params } from '../database/sql';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ListRecordingsQuery } from './list-recordings.query';
-import { QuestionDto } from './recording.dto';
-import { RecordingDocumentRow, recordingDocuments } from './recording.sql';
-import { EvaluationStatus, RecordingKind, RecordingPart, TranscriptStatus, TranscriptVariant } from './recording.vocabulary';
-
-export interface EvaluationRow {
-  public_id: string;
-  evaluation_id: string | null;
-  status: EvaluationStatus | null;
-  score: number | null;
-  justification: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
-
-export interface AnswersRow {
-  public_id: string;
-  answers: Array<{
-    id: string;
-    question: QuestionDto;
-    answer: string;
-    updated_at: string;
-  }>;
-}
-
-export interface TranscriptRow {
-  public_id: string;
-  transcript_status: TranscriptStatus;
-  variant: TranscriptVariant | null;
-  utterances: Array<{ speaker: string | null; text: string; start_ms: number; end_ms: number }> | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
+import { partStatement, RecordingDocumentRow, recordingDocuments, RecordingPartRow } from './recording.sql';
+import { RecordingKind, RecordingPart } from './recording.vocabulary';
 
 /**
  * Reads of meetings and calls, inside the request's tenant transaction. Every statement
@@ -128,41 +98,9 @@ export class RecordingsRepository {
     );
   }
 
-  /** The overall evaluation of each record among `publicIds` (of the company and kind); absent ids are simply absent. */
-  async evaluations(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<EvaluationRow[]> {
-    return this.tenant.query<EvaluationRow>(
-      `SELECT r.public_id, ev.public_id AS evaluation_id, ev.status, ev.score, ev.justification,
-         ${iso('ev.created_at')} AS created_at, ${iso('ev.updated_at')} AS updated_at
-       FROM recordings r LEFT JOIN recording_evaluations ev ON ev.recording_id = r.id
-       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
-      [companyId, kind, publicIds],
-    );
-  }
-
-  /** For each record among `publicIds`, the answers to the questions of its default template, in question order. */
-  async answers(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<AnswersRow[]> {
-    return this.tenant.query<AnswersRow>(
-      `SELECT r.public_id, (SELECT coalesce(json_agg(json_build_object(
-             'id', a.public_id,
-             'question', json_build_object('id', q.public_id, 'text', q.text, 'type', q.type, 'order', q.position),
-             'answer', a.answer, 'updated_at', ${iso('a.updated_at')}) ORDER BY q.position), '[]')
-           FROM template_questions q JOIN recording_answers a ON a.question_id = q.id AND a.recording_id = r.id
-           WHERE q.template_id = r.template_id) AS answers
-       FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
-      [companyId, kind, publicIds],
-    );
-  }
-
-  /** For each record among `publicIds`, the transcript to show: the enhanced variant when there is one, else the original. */
-  async transcripts(companyId: string, kind: RecordingKind, publicIds: readonly string[]): Promise<TranscriptRow[]> {
-    return this.tenant.query<TranscriptRow>(
-      `SELECT r.public_id, r.transcript_status, t.variant, t.utterances, ${iso('t.created_at')} AS created_at, ${iso('t.updated_at')} AS updated_at
-       FROM recordings r
-       LEFT JOIN LATERAL (
-         SELECT * FROM transcripts t WHERE t.recording_id = r.id ORDER BY t.variant = 'enhanced' DESC LIMIT 1
-       ) t ON r.transcript_status = 'completed'
-       WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = ANY ($3::text[])`,
-      [companyId, kind, publicIds],
-    );
+  /** One part of a record of the company and kind, as its own route answers it; null when there is no such record. */
+  async part(companyId: string, kind: RecordingKind, publicId: string, part: RecordingPart): Promise<RecordingPartRow | null> {
+    const [row] = await this.tenant.query<RecordingPartRow>(partStatement(part), [companyId, kind, publicId]);
+    return row ?? null;
   }
 }

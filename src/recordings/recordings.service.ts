@@ -2,15 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { AuthErrors } from '../auth/auth-errors';
 import { CursorCodec } from '../common/cursors/cursor-codec';
-import { Collection, keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
+import { keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
 import { JsonText, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
-import { AnswerDto, OverallEvaluationDto, TranscriptDto } from './recording.dto';
-import { presentAnswers, presentEvaluation, presentTranscript } from './recording.presenter';
 import { RecordingCollection } from './recording-collections';
 import { RecordingPart } from './recording.vocabulary';
 import { RecordingsRepository } from './recordings.repository';
@@ -64,22 +62,26 @@ export class RecordingsService {
     return rows.map((r) => withIncludedText(new JsonText(r.document, r.public_id), r.included));
   }
 
-  async overallEvaluation(c: RecordingCollection, id: string): Promise<OverallEvaluationDto> {
-    const [row] = await this.recordings.evaluations(principalOf(this.cls).companyId, c.kind, [this.publicId(c, id)]);
-    if (!row) throw ApiError.notFound();
-    return presentEvaluation(row);
+  /** The overall evaluation, as `include=evaluation` embeds it. */
+  overallEvaluation(c: RecordingCollection, id: string): Promise<JsonText> {
+    return this.part(c, id, 'evaluation');
   }
 
-  async answers(c: RecordingCollection, id: string): Promise<Collection<AnswerDto>> {
-    const [row] = await this.recordings.answers(principalOf(this.cls).companyId, c.kind, [this.publicId(c, id)]);
-    if (!row) throw ApiError.notFound();
-    return new Collection(presentAnswers(row));
+  /** The answers, in question order: the list `include=answers` embeds, rendered whole (a Collection's `data`). */
+  answers(c: RecordingCollection, id: string): Promise<JsonText> {
+    return this.part(c, id, 'answers');
   }
 
-  async transcript(c: RecordingCollection, id: string): Promise<TranscriptDto> {
-    const [row] = await this.recordings.transcripts(principalOf(this.cls).companyId, c.kind, [this.publicId(c, id)]);
+  /** The transcript, as `include=transcript` embeds it. */
+  transcript(c: RecordingCollection, id: string): Promise<JsonText> {
+    return this.part(c, id, 'transcript');
+  }
+
+  /** A part's own route: the text include embeds (one definition), with the ids the trail records. */
+  private async part(c: RecordingCollection, id: string, part: RecordingPart): Promise<JsonText> {
+    const row = await this.recordings.part(principalOf(this.cls).companyId, c.kind, this.publicId(c, id), part);
     if (!row) throw ApiError.notFound();
-    return presentTranscript(row);
+    return new JsonText(row.part, id, row.resource_ids);
   }
 
   /** The parts asked for, once the token is checked for what each part's own route needs (the transcript: transcriptions.read). */

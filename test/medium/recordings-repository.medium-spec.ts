@@ -316,7 +316,7 @@ describe.each<[RecordingKind, RecordingKind]>([
       expect(ids(await list(company, query()))).toEqual(ids([...all.slice(0, 3), ...all.slice(5)]));
       for (const r of removed) {
         expect(await asTenant(app, company.id, () => repo.findOne(company.id, kind, r.public_id))).toBeNull();
-        expect(await asTenant(app, company.id, () => repo.transcripts(company.id, kind, [r.public_id]))).toEqual([]);
+        expect(await asTenant(app, company.id, () => repo.part(company.id, kind, r.public_id, 'transcript'))).toBeNull();
         const [orphans] = await owner.query('SELECT count(*)::int AS n FROM transcripts WHERE recording_id = $1', [r.id]);
         expect(orphans.n).toBe(0);
       }

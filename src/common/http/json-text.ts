@@ -7,6 +7,8 @@ export class JsonText {
   constructor(
     readonly text: string,
     readonly id: string,
+    /** The ids the audit trail records for it: its own, unless it is a list rendered whole (a record's answers). */
+    readonly resourceIds: readonly string[] = [id],
   ) {}
 }
 
@@ -58,7 +60,7 @@ export class SerializedBody {
     parts.push(current + tail);
     return new SerializedBody(
       parts,
-      items.map((i) => i.id),
+      items.flatMap((i) => i.resourceIds),
     );
   }
 
