@@ -224,10 +224,12 @@ const liveDocument = (kind: RecordingKind) => LIVE[kind];
 /** A JSON string literal of ours (never input), as an SQL expression of JSON text. */
 const literal = (text: string) => `'${JSON.stringify(text)}'`;
 
+/** The evaluation `ev` has started (a row that says `not_started`, or none, has not). */
+const EVALUATION_STARTED = `(ev.status IS NOT NULL AND ev.status <> 'not_started')`;
+
 /** The overall evaluation of record `r`, as `GET …/evaluations/overall` answers it: before it started, only its status. */
 function evaluationPart(): string {
-  const started = `(ev.status IS NOT NULL AND ev.status <> 'not_started')`;
-  const once = (value: string) => `CASE WHEN ${started} THEN ${value} ELSE 'null' END`;
+  const once = (value: string) => `CASE WHEN ${EVALUATION_STARTED} THEN ${value} ELSE 'null' END`;
   return `(SELECT ${jsonObject([
     ['id', once(json('ev.public_id'))],
     ['object', literal('overall_meeting_evaluation')],
@@ -326,7 +328,7 @@ const PARTS: Record<RecordingPart, string> = { evaluation: evaluationPart(), ans
  */
 const PART_RESOURCE_IDS: Record<RecordingPart, string> = {
   evaluation: `ARRAY[coalesce((SELECT ev.public_id FROM recording_evaluations ev
-    WHERE ev.recording_id = r.id AND ev.status IS NOT NULL AND ev.status <> 'not_started'), r.public_id)]`,
+    WHERE ev.recording_id = r.id AND ${EVALUATION_STARTED}), r.public_id)]`,
   answers: `ARRAY(SELECT a.public_id FROM ${ANSWERS_FROM} ORDER BY q.position)`,
   transcript: 'ARRAY[r.public_id]',
 };
