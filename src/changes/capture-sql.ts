@@ -520,6 +520,38 @@ BEGIN
   RETURN NULL;
 END $$`;
 
+/**
+ * The same for e-mail and chat conversations (conversation_documents): an entry for a
+ * conversation, or for one of its messages (its parent: the conversation it is in now), empties
+ * that conversation's document or adds an empty one; the document of a conversation whose row
+ * is gone goes. A message that moved empties both conversations: each has its own `messages`
+ * entry.
+ */
+const CONVERSATION_DOCUMENTS = `CREATE OR REPLACE FUNCTION app_conversation_documents_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO conversation_documents AS d (channel, conversation_id, company_id)
+    SELECT DISTINCT x.channel, x.id, x.company_id FROM (
+      SELECT e.object AS channel, e.object_key AS id, e.company_id FROM entries e
+        WHERE e.object IN ('email', 'chat') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
+${CHANNELS.map(
+  (channel) => `      UNION ALL SELECT '${channel}', c.id, c.company_id FROM entries e
+        JOIN ${channel}_conversations c ON c.company_id = e.company_id AND c.public_id = e.parent_id
+        WHERE e.object = '${channel}_message' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}`,
+).join('\n')}
+    ) x
+    -- As for the recordings: an empty document is left as it is but locked, and a conversation
+    -- moved to another company takes its document with it.
+    ON CONFLICT (channel, conversation_id) DO UPDATE SET document = NULL, messages = NULL, format = NULL, company_id = EXCLUDED.company_id
+      WHERE d.document IS NOT NULL OR d.company_id <> EXCLUDED.company_id;
+  DELETE FROM conversation_documents d USING entries e
+    WHERE e.object IN ('email', 'chat') AND e.action = 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
+      AND d.channel = e.object AND d.conversation_id = e.object_key
+${CHANNELS.map(
+  (channel) => `      AND NOT (e.object = '${channel}' AND EXISTS (SELECT 1 FROM ${channel}_conversations c WHERE c.id = e.object_key))`,
+).join('\n')};
+  RETURN NULL;
+END $$`;
+
 // ---------------------------------------------------------------------------------------------
 // Compaction.
 
@@ -709,6 +741,11 @@ export const CAPTURE_TRIGGERS: CaptureTrigger[] = [
     name: 'change_log_documents_insert',
     sql: 'CREATE OR REPLACE TRIGGER change_log_documents_insert AFTER INSERT ON change_log REFERENCING NEW TABLE AS entries FOR EACH STATEMENT EXECUTE FUNCTION app_recording_documents_stale()',
   },
+  ...['insert', 'update'].map((op) => ({
+    table: 'change_log',
+    name: `change_log_conversation_documents_${op}`,
+    sql: `CREATE OR REPLACE TRIGGER change_log_conversation_documents_${op} AFTER ${op.toUpperCase()} ON change_log REFERENCING NEW TABLE AS entries FOR EACH STATEMENT EXECUTE FUNCTION app_conversation_documents_stale()`,
+  })),
   {
     table: 'change_log',
     name: 'change_log_documents_update',
@@ -722,6 +759,7 @@ export const CAPTURE_FUNCTIONS: string[] = [
   ...CAPTURED_TABLES.map(({ fn }) => fn),
   ...CHANNELS.map(conversationRemoved),
   DOCUMENTS,
+  CONVERSATION_DOCUMENTS,
   COMPACTION,
   HORIZON_MARK,
 ];

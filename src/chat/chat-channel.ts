@@ -24,4 +24,5 @@ export const CHAT_CHANNEL = conversationChannel({
   tables: CHAT_TABLES,
   present: presentChatConversation,
   presentMessage: presentChatMessage,
+  presenterSource: require.resolve('./chat.presenter'),
 });

@@ -45,6 +45,7 @@ const CONVERSATION_SELECT = `
 
 /** The chat tables as the conversations repository reads them. */
 export const CHAT_TABLES: ConversationTables = {
+  channel: 'chat',
   select: CONVERSATION_SELECT,
   conversations: 'chat_conversations',
   messages: 'chat_messages',

@@ -20,7 +20,7 @@ import { ChangeCompaction } from '../changes/change-compaction';
 import { ChangesCompactCommand } from './changes.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WEBHOOK_COMMANDS } from './webhooks.commands';
-import { DocumentsModule } from '../recordings/recordings.module';
+import { ReadModelModule } from '../read-model/read-model';
 import { DocumentsRefreshCommand } from './documents.commands';
 
 const commands = [
@@ -52,7 +52,7 @@ export class CliModule {
         CompaniesModule,
         ClientsModule,
         WebhooksModule,
-        DocumentsModule,
+        ReadModelModule,
       ],
       providers: [
         ...commands,

@@ -1,14 +1,14 @@
 import { Command } from 'nest-commander';
-import { DocumentRefresher } from '../recordings/document-refresher';
+import { ReadModel } from '../read-model/read-model';
 import { AdminCommand, CommonOptions } from './admin-command';
 
 @Command({
   name: 'documents:refresh',
   description:
-    'write every waiting document of the read model of meetings and calls now (the worker does it in the background); adds one for any record without',
+    'write every waiting document of the read models (meetings and calls, e-mail and chat conversations) now (the worker does it in the background); adds one for any record or conversation without',
 })
 export class DocumentsRefreshCommand extends AdminCommand<CommonOptions> {
-  constructor(private readonly refresher: DocumentRefresher) {
+  constructor(private readonly refresher: ReadModel) {
     super();
   }
 
@@ -20,8 +20,8 @@ export class DocumentsRefreshCommand extends AdminCommand<CommonOptions> {
     this.output.result(
       { added, ...run, seconds },
       `rendered ${run.rendered} documents in ${run.batches} batches (${seconds} s)` +
-        (added ? `; ${added} records had none` : '') +
-        (run.removed ? `; removed ${run.removed} of records gone` : ''),
+        (added ? `; ${added} records or conversations had none` : '') +
+        (run.removed ? `; removed ${run.removed} of records or conversations gone` : ''),
     );
   }
 }

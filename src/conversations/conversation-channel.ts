@@ -1,9 +1,11 @@
 import { Type } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Scope } from '../contract/scopes';
 import { ContentPolicyName } from '../contract/rate-limit-policies';
 import { IdKind } from '../common/ids/public-id';
 import { CollectionDescriptor, listRouteOf } from './collection-descriptor';
-import { ConversationTables, MessageRowBase, PositionedRow } from './conversations.repository';
+import { ConversationTables, messageSelect, MessageRowBase, PositionedRow } from './conversations.repository';
 
 /**
  * One descriptor per conversation channel, holding everything that tells email from chat (the
@@ -25,11 +27,29 @@ export interface ConversationChannel<C extends PositionedRow, M extends MessageR
   presentMessage(row: M): MD;
   /** Route template of the messages: their cursors' route binding (with the conversation as parent). */
   messagesRoute: string;
+  /** The file of `present` and `presentMessage` (and the helpers they call): its text is part of `documentFormat`. */
+  presenterSource: string;
+  /**
+   * The version of the wire format a stored document (conversation_documents) was written in: a
+   * hash of what renders it (the statements that read the rows, and the presenters' source), so
+   * any change to them makes every stored document of the channel old at once. Readers use
+   * documents of their own format only; the refresher writes the others again in its own.
+   */
+  documentFormat: number;
 }
 
 /** A channel's descriptor, with the cursors' route bindings derived from its path. */
 export function conversationChannel<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
-  channel: Omit<ConversationChannel<C, M, CD, MD>, 'listRoute' | 'messagesRoute'>,
+  channel: Omit<ConversationChannel<C, M, CD, MD>, 'listRoute' | 'messagesRoute' | 'documentFormat'>,
 ): ConversationChannel<C, M, CD, MD> {
-  return { ...channel, listRoute: listRouteOf(channel.path), messagesRoute: `GET /${channel.path}/{${channel.idParam}}/messages` };
+  const documentFormat = createHash('sha256')
+    .update([channel.tables.select, messageSelect(channel.tables), readFileSync(channel.presenterSource, 'utf8')].join('\n'))
+    .digest()
+    .readInt32BE(0);
+  return {
+    ...channel,
+    listRoute: listRouteOf(channel.path),
+    messagesRoute: `GET /${channel.path}/{${channel.idParam}}/messages`,
+    documentFormat,
+  };
 }

@@ -19,6 +19,8 @@ export interface MessageRowBase extends PositionedRow {
 
 /** How a channel's tables are read: the conversation SELECT (alias `c`), the tables, the message columns (alias `m`). */
 export interface ConversationTables {
+  /** The channel's name in the read model (conversation_documents.channel) and the change feed. */
+  channel: 'email' | 'chat';
   select: string;
   conversations: string;
   messages: string;
@@ -26,14 +28,93 @@ export interface ConversationTables {
 }
 
 /** A message row's columns (alias `m`), all but `conversation_public_id`: MessageRowBase's, then the channel's. */
-const messageSelect = (tables: ConversationTables) =>
+export const messageSelect = (tables: ConversationTables) =>
   `m.id, ${micros('m.sent_at')} AS position_micros, m.public_id, ${iso('m.sent_at')} AS sent_at, ${tables.messageColumns}`;
+
+/**
+ * A conversation as a page or an export reads it: its keyset position, and either its stored JSON
+ * text from the read model (conversation_documents), when it is current and of the reader's
+ * format (`document`, with the size of its stored messages when they were asked), or, when it is
+ * not, its row as a live rendering reads it (`live`, the channel's conversation columns).
+ */
+export interface StoredRow extends PositionedRow {
+  document: string | null;
+  /** The size of its stored messages' text, in bytes, when the messages were asked (read apart: storedMessages). */
+  messages_bytes?: number | null;
+  /** Its columns as `tables.select` reads them, when `document` is null. */
+  live: PositionedRow | null;
+}
+
+/** What a reader takes from the read model: the channel's format, and whether it wants the messages too. */
+export interface StoredColumns {
+  format: number;
+  messages: boolean;
+}
+
+/**
+ * The statement of StoredRows: the conversations `where` chooses (the conversation aliased `c`),
+ * in `order` (of `c`), at most `limit`, each with its stored document when current, else its
+ * live columns. The live columns are read for those rows only (a CASE on the joined document),
+ * so a page of current documents reads no live column, and a page without reads them in the same
+ * statement.
+ */
+const storedStatement = (
+  tables: ConversationTables,
+  stored: StoredColumns,
+  where: string,
+  order: { inner: string; outer: string } | null,
+  limit = '',
+) => `SELECT p.id, p.position_micros, p.public_id, p.document${stored.messages ? ', p.messages_bytes' : ''},
+    CASE WHEN p.document IS NULL THEN (SELECT row_to_json(l) FROM (${tables.select} WHERE c.id = p.id) l) END AS live
+  FROM (
+    SELECT c.id, c.last_message_at, c.public_id, ${micros('c.last_message_at')} AS position_micros, d.document${
+      stored.messages ? ', octet_length(d.messages) AS messages_bytes' : ''
+    }
+    FROM ${tables.conversations} c
+    LEFT JOIN conversation_documents d ON d.channel = '${tables.channel}' AND d.conversation_id = c.id
+      AND d.company_id = c.company_id AND d.format = ${Number(stored.format)}
+    WHERE ${where}${order ? ` ORDER BY ${order.inner}` : ''} ${limit}
+  ) p${order ? ` ORDER BY ${order.outer}` : ''}`;
+
+/**
+ * The conversations `ids` (internal), of company `companyId` (null: of any, for the refresher,
+ * which reads as the schema owner), as their routes read them, in no particular order.
+ */
+export const conversationsByIdStatement = (tables: ConversationTables, ids: readonly string[], companyId: string | null) => ({
+  text: `${tables.select} WHERE c.id = ANY ($1::bigint[])${companyId === null ? '' : ' AND c.company_id = $2'}`,
+  values: companyId === null ? [ids] : [ids, companyId],
+});
+
+/**
+ * The messages of `conversations` (their internal and public ids), in the conversations' order,
+ * then in `(sent_at, id)` order (the messages table's `(conversation_id, sent_at, id)` index
+ * serves each conversation's range), at most `limit` of them (null: every one), of company
+ * `companyId` (null: of any, for the refresher). The public ids come with the ids, so no
+ * conversation row is read again.
+ */
+export const messagesOfStatement = (
+  tables: ConversationTables,
+  conversations: ReadonlyArray<{ id: string; public_id: string }>,
+  companyId: string | null,
+  limit: number | null = null,
+) => ({
+  text: `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id, m.conversation_id AS of_conversation
+     FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS c (id, public_id, n)
+     JOIN ${tables.messages} m ON m.conversation_id = c.id${companyId === null ? '' : ' AND m.company_id = $4'}
+     ORDER BY c.n, m.sent_at, m.id
+     LIMIT $3`,
+  values: [conversations.map((c) => c.id), conversations.map((c) => c.public_id), limit, ...(companyId === null ? [] : [companyId])],
+});
 
 /**
  * Reads of email and chat conversations and their messages, over the tables of the channel
  * each call names: each one statement inside the request's tenant transaction, each filtered
  * by the company itself (row-level security is the second wall).
  */
+/** The lists' order, and the export's (the public id's bytes). */
+const BY_ACTIVITY = { inner: 'c.last_message_at, c.id', outer: 'p.last_message_at, p.id' };
+const BY_ID = { inner: 'c.public_id COLLATE "C"', outer: 'p.public_id COLLATE "C"' };
+
 @Injectable()
 export class ConversationsRepository {
   constructor(private readonly tenant: TenantTransaction) {}
@@ -43,43 +124,68 @@ export class ConversationsRepository {
    * The activity index `(company_id, last_message_at, id)` serves the order, the cursor and both
    * filters, which are ranges on the order itself.
    */
-  async listPage<C>(
+  async listPage(
     tables: ConversationTables,
     companyId: string,
     query: ListConversationsQuery,
     after: TimeIdPosition | null,
     take: number,
-  ): Promise<C[]> {
+    stored: StoredColumns,
+  ): Promise<StoredRow[]> {
     const p = new Params();
     const where = [`c.company_id = ${p.add(companyId)}`];
     if (query.last_message_after) where.push(`c.last_message_at > ${p.add(query.last_message_after.iso)}::timestamptz`);
     if (query.last_message_before) where.push(`c.last_message_at < ${p.add(query.last_message_before.iso)}::timestamptz`);
     if (query.ids) where.push(`c.public_id = ANY (${p.add(query.ids)}::text[])`);
     if (after) where.push(p.after('c.last_message_at', 'c.id', after));
-    const rows = await this.tenant.query<C>(
-      `${tables.select} WHERE ${where.join(' AND ')} ORDER BY c.last_message_at, c.id ${limitClause(take)}`,
+    const rows = await this.tenant.query<StoredRow>(
+      storedStatement(tables, stored, where.join(' AND '), BY_ACTIVITY, limitClause(take)),
       p.values,
     );
     return pageOf(rows, take);
   }
 
   /** Up to `take` conversations of the company after `after` in id order (byte order), for the export stream. */
-  async exportPage<C extends { public_id: string }>(
+  async exportPage(
     tables: ConversationTables,
     companyId: string,
     after: string | null,
     take: number,
-  ): Promise<C[]> {
-    const rows = await this.tenant.query<C>(
-      `${tables.select} WHERE c.company_id = $1 AND c.public_id COLLATE "C" > $2 ORDER BY c.public_id COLLATE "C" ${limitClause(take)}`,
+    stored: StoredColumns,
+  ): Promise<StoredRow[]> {
+    const rows = await this.tenant.query<StoredRow>(
+      storedStatement(tables, stored, `c.company_id = $1 AND c.public_id COLLATE "C" > $2`, BY_ID, limitClause(take)),
       [companyId, after ?? ''],
     );
     return pageOf(rows, take);
   }
 
-  async findOne<C>(tables: ConversationTables, companyId: string, publicId: string): Promise<C | null> {
-    const [row] = await this.tenant.query<C>(`${tables.select} WHERE c.company_id = $1 AND c.public_id = $2`, [companyId, publicId]);
+  async findOne(tables: ConversationTables, companyId: string, publicId: string, stored: StoredColumns): Promise<StoredRow | null> {
+    const [row] = await this.tenant.query<StoredRow>(storedStatement(tables, stored, 'c.company_id = $1 AND c.public_id = $2', null), [
+      companyId,
+      publicId,
+    ]);
     return row ?? null;
+  }
+
+  /**
+   * The stored messages (JSON array text) of the conversations `ids` (internal) of the company,
+   * by id, when still current and of `format` (a write may have emptied one since the page was
+   * read: it is absent, and rendered live).
+   */
+  async storedMessages(tables: ConversationTables, companyId: string, ids: readonly string[], format: number): Promise<Map<string, string>> {
+    const rows = await this.tenant.query<{ id: string; messages: string }>(
+      `SELECT conversation_id AS id, messages FROM conversation_documents
+       WHERE channel = $1 AND conversation_id = ANY ($2::bigint[]) AND company_id = $3 AND format = $4`,
+      [tables.channel, ids, companyId, format],
+    );
+    return new Map(rows.map((r) => [r.id, r.messages]));
+  }
+
+  /** The conversations `ids` (internal) of the company, as their routes read them, in no particular order: those a reader renders live. */
+  async byIds<C>(tables: ConversationTables, companyId: string, ids: readonly string[]): Promise<C[]> {
+    const { text, values } = conversationsByIdStatement(tables, ids, companyId);
+    return this.tenant.query<C>(text, values);
   }
 
   /**
@@ -123,30 +229,15 @@ export class ConversationsRepository {
     );
   }
 
-  /**
-   * Every message of a conversation (by its internal id, read from a row of this company), in the
-   * messages route's order: what `include=messages` embeds.
-   */
-  /**
-   * The messages of `conversations` (their internal and public ids), in one statement: in the
-   * conversations' order, then in `(sent_at, id)` order (the messages table's
-   * `(conversation_id, sent_at, id)` index serves each conversation's range), at most `limit` of
-   * them (null: every one). The public ids come with the ids, so no conversation row is read again.
-   */
+  /** The messages of `conversations` (messagesOfStatement), of the company, in one statement. */
   async messagesOf<M extends MessageRowBase>(
     tables: ConversationTables,
     companyId: string,
     conversations: ReadonlyArray<{ id: string; public_id: string }>,
     limit: number | null = null,
   ): Promise<Array<M & { of_conversation: string }>> {
-    return this.tenant.query<M & { of_conversation: string }>(
-      `SELECT ${messageSelect(tables)}, c.public_id AS conversation_public_id, m.conversation_id AS of_conversation
-     FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS c (id, public_id, n)
-     JOIN ${tables.messages} m ON m.conversation_id = c.id AND m.company_id = $1
-     ORDER BY c.n, m.sent_at, m.id
-     LIMIT $4`,
-      [companyId, conversations.map((c) => c.id), conversations.map((c) => c.public_id), limit],
-    );
+    const { text, values } = messagesOfStatement(tables, conversations, companyId, limit);
+    return this.tenant.query<M & { of_conversation: string }>(text, values);
   }
 
   /**

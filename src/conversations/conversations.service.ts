@@ -5,11 +5,11 @@ import { keysetPage, openTimeIdCursor, Page, TimeIdPosition } from '../common/cu
 import { AuthErrors } from '../auth/auth-errors';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/errors/api-error';
-import { JsonText, withIncluded } from '../common/http/json-text';
+import { JsonText, withIncluded, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
 import { ConversationChannel } from './conversation-channel';
-import { ConversationsRepository, MessageRowBase, PositionedRow } from './conversations.repository';
+import { ConversationsRepository, MessageRowBase, PositionedRow, StoredColumns, StoredRow } from './conversations.repository';
 import { ConversationPart, GetConversationQuery, ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
 
 /**
@@ -36,9 +36,15 @@ export class ConversationsService {
     const parts = this.parts(channel, query.include);
     const binding = { route: channel.listRoute, company, filters: query.filters() };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
-    const rows = await this.conversations.listPage<C>(channel.tables, company, query, after, query.limit + 1);
-    const conversations = await this.documents(channel, rows.slice(0, query.limit), parts, this.config.pageBytesMax);
-    return keysetPage(rows, query.limit, positionOf, () => conversations, this.codec, binding, this.config.pageBytesMax);
+    for (;;) {
+      const rows = await this.conversations.listPage(channel.tables, company, query, after, query.limit + 1, storedColumns(channel, parts));
+      const { documents, gone } = await this.documents(channel, rows.slice(0, query.limit), parts, this.config.pageBytesMax);
+      // Every row of the page removed meanwhile: read the page again (it starts further on).
+      if (gone.size && !documents.length) continue;
+      // The documents are those of the rows left, from the first: a page cut by the budget, as keysetPage expects.
+      const shown = gone.size ? rows.filter((r) => !gone.has(r.id)) : rows;
+      return keysetPage(shown, query.limit, positionOf, () => documents, this.codec, binding, this.config.pageBytesMax);
+    }
   }
 
   async get<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
@@ -47,80 +53,118 @@ export class ConversationsService {
     query: GetConversationQuery = {},
   ): Promise<JsonText> {
     const parts = this.parts(channel, query.include);
-    const row = await this.conversations.findOne<C>(channel.tables, principalOf(this.cls).companyId, this.publicId(channel.idKind, id));
+    const company = principalOf(this.cls).companyId;
+    const row = await this.conversations.findOne(channel.tables, company, this.publicId(channel.idKind, id), storedColumns(channel, parts));
     if (!row) throw ApiError.notFound();
-    const [conversation] = await this.documents(channel, [row], parts, Infinity);
+    const [conversation] = (await this.documents(channel, [row], parts, Infinity)).documents;
+    if (!conversation) throw ApiError.notFound(); // removed since it was read
     return conversation;
   }
 
   /**
-   * The conversations as the list shows them, each rendered once as JSON text (measured against
-   * the budget and served as that text), with every message when `include=messages`, presented
-   * as the messages route presents them. Messages are read for groups of conversations, one
-   * statement a group, each group sized from the bytes the conversations so far took so that it
-   * reads about what the budget has left (or READ_BYTES, whichever is less): a page of small
-   * conversations is one or two statements, and one huge conversation is never read beside
-   * dozens of others. Once the rendered conversations pass `maxBytes`, no more are read and only
-   * that prefix of `rows` is returned: a page is cut there anyway (keysetPage), and the export
-   * continues after the last one returned. Runs in the current tenant transaction.
+   * The conversations as the list shows them, each as JSON text (measured against the budget and
+   * served as that text), with every message when `include=messages`, as the messages route
+   * presents them: the stored text of the read model where it is current, else rendered live
+   * (see `render`). They are read in groups, one `render` each, each group sized from the bytes
+   * the conversations so far took so that it reads about what the budget has left (or
+   * READ_BYTES, whichever is less): a page of small conversations is one or two groups, and one
+   * huge conversation is never read beside dozens of others. Once the conversations pass
+   * `maxBytes`, no more are read and only that prefix of `rows` is returned: a page is cut there
+   * anyway (keysetPage). `gone`: the rows removed since they were read, not among the documents.
+   * Runs in the current tenant transaction.
    */
   async documents<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
     channel: ConversationChannel<C, M, CD, MD>,
-    rows: C[],
+    rows: StoredRow[],
     parts: readonly ConversationPart[],
     maxBytes: number,
-  ): Promise<JsonText[]> {
-    if (!parts.includes('messages')) return rows.map((row) => renderConversation(channel, row));
+  ): Promise<{ documents: JsonText[]; gone: Set<string> }> {
     const documents: JsonText[] = [];
+    const gone = new Set<string>();
     let bytes = 0;
     let size = FIRST_READ;
     for (let start = 0; start < rows.length && bytes <= maxBytes;) {
       const group = rows.slice(start, start + size);
-      for (const document of (await this.withMessages(channel, group)).render()) {
+      const rendering = await this.render(channel, group, parts);
+      for (const id of rendering.gone) gone.add(id);
+      for (const document of rendering.render()) {
         documents.push(document);
         bytes += Buffer.byteLength(document.text) + 1;
         if (bytes > maxBytes) break;
       }
       start += group.length;
-      const each = bytes / documents.length;
+      const each = bytes / Math.max(1, documents.length);
       size = Math.max(1, Math.min(rows.length, Math.floor(Math.min(maxBytes - bytes, READ_BYTES) / each)));
     }
-    return documents;
+    return { documents, gone };
   }
 
   /**
-   * The messages of `rows`, read now in one statement, no more than `maxMessages` of them: `count`
-   * says how many of the rows (from the first) came whole, and `render` renders those with their
-   * messages (as `documents` does) when called. A first conversation with more messages than
-   * that is read alone, whole. The export reads its next batch between the two, so the database
-   * and the service work at the same time.
+   * `rows` (read with storedColumns) as the list shows them with `parts`, read now, rendered when
+   * `render` is called (the export reads its next batch between the two, so the database and the
+   * service work at the same time). A conversation whose stored document is current is its stored
+   * text (and its stored messages, read now); the others are read and rendered live, their
+   * messages no more than `bound.messages` of them. `count` says how many of the rows (from the
+   * first) `render` renders: those whose stored messages fit `bound.bytes` and whose live
+   * messages all fit `bound.messages`, and always at least the first (read whole); `gone`, which
+   * of them were removed since `rows` were read (READ COMMITTED: a list's statements each see the
+   * database afresh), left out of what `render` returns.
    */
-  async withMessages<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  async render<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
     channel: ConversationChannel<C, M, CD, MD>,
-    rows: C[],
-    maxMessages = Infinity,
-  ): Promise<{ count: number; render: () => JsonText[] }> {
+    rows: StoredRow[],
+    parts: readonly ConversationPart[],
+    bound: { messages: number; bytes: number } = { messages: Infinity, bytes: Infinity },
+  ): Promise<Rendering> {
     const company = principalOf(this.cls).companyId;
-    const bounded = Number.isFinite(maxMessages);
-    let messages = await this.conversations.messagesOf<M>(channel.tables, company, rows, bounded ? maxMessages + 1 : null);
+    const messages = parts.includes('messages');
     let count = rows.length;
-    if (bounded && messages.length > maxMessages) {
-      // The conversation of the message past the bound may be incomplete: those before it are whole.
-      count = rows.findIndex((row) => row.id === messages[maxMessages].of_conversation);
-      if (count === 0) [count, messages] = [1, await this.conversations.messagesOf<M>(channel.tables, company, rows.slice(0, 1))];
-      else
-        messages = messages.slice(
-          0,
-          messages.findIndex((m) => m.of_conversation === rows[count].id),
-        );
+    if (messages && Number.isFinite(bound.bytes)) {
+      let bytes = 0;
+      const over = rows.findIndex((row) => (bytes += row.messages_bytes ?? 0) > bound.bytes);
+      if (over >= 0) count = Math.max(1, over);
     }
-    const whole = rows.slice(0, count);
+    rows = rows.slice(0, count);
+    const storedIds = messages ? rows.filter((r) => r.document !== null).map((r) => r.id) : [];
+    const stored = storedIds.length
+      ? await this.conversations.storedMessages(channel.tables, company, storedIds, channel.documentFormat)
+      : new Map<string, string>();
+    // Rendered live: those without a current document (their columns came with them), and those
+    // whose stored messages a write emptied since the page was read (read again now).
+    const liveRows = new Map<string, C>(rows.filter((r) => r.live).map((r) => [r.id, r.live as C]));
+    const stale = rows.filter((r) => r.document !== null && messages && !stored.has(r.id));
+    for (const row of stale.length ? await this.conversations.byIds<C>(channel.tables, company, stale.map((r) => r.id)) : []) {
+      liveRows.set(row.id, row);
+    }
+    // Removed since the page was read (a list reads each statement afresh): not shown.
+    const gone = new Set(stale.filter((r) => !liveRows.has(r.id)).map((r) => r.id));
+    const live = rows.filter((r) => liveRows.has(r.id));
+    let liveMessages: Array<M & { of_conversation: string }> = [];
+    if (messages && live.length) {
+      const max = bound.messages;
+      const bounded = Number.isFinite(max);
+      const listed = live.map((r) => ({ id: r.id, public_id: r.public_id }));
+      liveMessages = await this.conversations.messagesOf<M>(channel.tables, company, listed, bounded ? max + 1 : null);
+      if (bounded && liveMessages.length > max) {
+        // The conversation of the message past the bound may be incomplete: every row before it is whole.
+        const partial = live.find((r) => r.id === liveMessages[max].of_conversation)!;
+        count = rows.indexOf(partial);
+        if (count === 0) [count, liveMessages] = [1, await this.conversations.messagesOf<M>(channel.tables, company, listed.slice(0, 1))];
+        else liveMessages = liveMessages.slice(0, liveMessages.findIndex((m) => m.of_conversation === partial.id));
+      }
+    }
+    const whole = rows.slice(0, count).filter((row) => !gone.has(row.id));
     return {
       count,
+      gone,
       render: () => {
-        const byConversation = new Map<string, MD[]>(whole.map((row) => [row.id, []]));
-        for (const message of messages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
-        return whole.map((row) => renderConversation(channel, row, byConversation.get(row.id)));
+        const byConversation = new Map<string, MD[]>(live.map((row) => [row.id, []]));
+        for (const message of liveMessages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+        return whole.map((row) => {
+          if (liveRows.has(row.id)) return renderConversation(channel, liveRows.get(row.id)!, messages ? byConversation.get(row.id) : undefined);
+          const document = new JsonText(row.document!, row.public_id);
+          return messages ? withIncludedText(document, `{"messages":${stored.get(row.id)}}`) : document;
+        });
       },
     };
   }
@@ -192,6 +236,12 @@ export class ConversationsService {
 
 const positionOf = (row: PositionedRow): TimeIdPosition => [row.position_micros, row.id];
 
+/** What a reader of `channel` with `parts` takes from the read model. */
+export const storedColumns = <C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  channel: ConversationChannel<C, M, CD, MD>,
+  parts: readonly ConversationPart[],
+): StoredColumns => ({ format: channel.documentFormat, messages: parts.includes('messages') });
+
 /** A conversation as its list shows it, rendered once as JSON text; with `messages`, they are its `included.messages`. */
 export function renderConversation<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
   channel: ConversationChannel<C, M, CD, MD>,
@@ -199,6 +249,15 @@ export function renderConversation<C extends PositionedRow, M extends MessageRow
   messages?: MD[],
 ): JsonText {
   return withIncluded(new JsonText(JSON.stringify(channel.present(row)), row.public_id), messages && { messages });
+}
+
+/** Conversations read now and rendered when `render` is called (ConversationsService.render). */
+export interface Rendering {
+  /** How many of the rows, from the first, were read (those removed meanwhile included). */
+  count: number;
+  /** The ids of those removed since the rows were read: not rendered. */
+  gone: Set<string>;
+  render: () => JsonText[];
 }
 
 /** Conversations whose messages the first statement reads, before their sizes are known. */

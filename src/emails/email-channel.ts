@@ -24,4 +24,5 @@ export const EMAIL_CHANNEL = conversationChannel({
   tables: EMAIL_TABLES,
   present: presentEmailConversation,
   presentMessage: presentEmailMessage,
+  presenterSource: require.resolve('./email.presenter'),
 });

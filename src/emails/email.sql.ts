@@ -52,6 +52,7 @@ const CONVERSATION_SELECT = `
 
 /** The email tables as the conversations repository reads them. */
 export const EMAIL_TABLES: ConversationTables = {
+  channel: 'email',
   select: CONVERSATION_SELECT,
   conversations: 'email_conversations',
   messages: 'email_messages',

@@ -17,7 +17,8 @@ import { Scope } from '../contract/scopes';
 import { CHAT_CHANNEL } from '../chat/chat-channel';
 import { ConversationChannel } from '../conversations/conversation-channel';
 import { ConversationsRepository, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
-import { ConversationsService, renderConversation } from '../conversations/conversations.service';
+import { ConversationPart } from '../conversations/list-conversations.query';
+import { ConversationsService, storedColumns } from '../conversations/conversations.service';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
 import { Metrics } from '../metrics/metrics';
@@ -30,6 +31,8 @@ import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from 
 const BATCH = 100;
 /** Messages a batch of conversations holds at most (a first conversation with more comes alone, whole). */
 const BATCH_MESSAGES = 2000;
+/** At most about this many bytes of stored messages in one batch (a conversation with more is a batch of its own). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 /** Seconds a client told the exports are busy waits before trying again. */
 const BUSY_RETRY_SECONDS = 30;
 
@@ -340,17 +343,13 @@ export class ExportService {
       unknown,
       unknown
     >;
-    const rows = await this.conversationRows.exportPage<PositionedRow>(channel.tables, company, after, BATCH);
-    if (!parts.includes('messages')) {
-      return {
-        lines: () => rows.map((row) => renderConversation(channel, row)).map((d) => d.text),
-        last: rows[rows.length - 1]?.public_id ?? null,
-        done: rows.length < BATCH,
-      };
-    }
+    const conversationParts = parts.filter((p): p is ConversationPart => p === 'messages');
+    const rows = await this.conversationRows.exportPage(channel.tables, company, after, BATCH, storedColumns(channel, conversationParts));
     goOn();
-    // With their messages: the conversations whose messages fit BATCH_MESSAGES (at least one), the rest in the next batch.
-    const read = await this.conversations.withMessages(channel, rows, BATCH_MESSAGES);
+    // The conversations whose messages fit BATCH_MESSAGES (read live) and BATCH_BYTES (stored), at least one; the rest in the next batch.
+    const read = await this.conversations.render(channel, rows, conversationParts, { messages: BATCH_MESSAGES, bytes: BATCH_BYTES });
+    // One snapshot: nothing read from it is removed from it.
+    if (read.gone.size) throw new Error('a conversation of the export snapshot was not found in it');
     return {
       lines: () => read.render().map((d) => d.text),
       last: read.count ? rows[read.count - 1].public_id : after,

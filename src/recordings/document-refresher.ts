@@ -1,20 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { PoolClient } from 'pg';
 import { OwnerPool } from '../database/owner-pool';
+import { lockWaiting, RefreshRun, refreshUntilDone, WaitingRows } from '../database/read-model';
 import { DOCUMENT_FORMAT, renderDocuments } from './recording.sql';
 import { RECORDING_KINDS } from './recording.vocabulary';
 
 /** Documents one refresher transaction renders at most. */
 export const REFRESH_BATCH = 200;
 
-/** What a refresh did. */
-export interface RefreshRun {
-  /** Documents written. */
-  rendered: number;
-  /** Rows whose record is gone (removed while the capture was off, or meanwhile): deleted. */
-  removed: number;
-  batches: number;
-}
+/** The read model's rows, as lockWaiting finds those to write. */
+const WAITING: WaitingRows = { table: 'recording_documents', key: 'recording_id', format: DOCUMENT_FORMAT };
 
 /**
  * Fills the read model (recording_documents, see its migration): documents emptied by a write,
@@ -34,7 +28,7 @@ export class DocumentRefresher {
    */
   async refreshBatch(batch = REFRESH_BATCH, afterLock?: (ids: string[]) => Promise<void>): Promise<RefreshRun> {
     return this.db.transaction(async (client) => {
-      const ids = await this.lockWaiting(client, batch);
+      const ids = await lockWaiting(client, WAITING, batch);
       if (afterLock) await afterLock(ids);
       let rendered = 0;
       for (const kind of RECORDING_KINDS) {
@@ -56,15 +50,7 @@ export class DocumentRefresher {
 
   /** Batches until nothing waits (or `stop()` says so); what they did, summed. */
   async refreshAll(stop: () => boolean = () => false, batch = REFRESH_BATCH): Promise<RefreshRun> {
-    const total: RefreshRun = { rendered: 0, removed: 0, batches: 0 };
-    while (!stop()) {
-      const run = await this.refreshBatch(batch);
-      total.rendered += run.rendered;
-      total.removed += run.removed;
-      total.batches++;
-      if (run.rendered + run.removed < batch) break;
-    }
-    return total;
+    return refreshUntilDone((size) => this.refreshBatch(size), batch, stop);
   }
 
   /** Adds an empty document for every record without one (records written while the capture was off). */
@@ -85,25 +71,5 @@ export class DocumentRefresher {
       [DOCUMENT_FORMAT],
     );
     return rows[0].n;
-  }
-
-  /**
-   * Locks up to `batch` waiting rows that no one else holds; their record ids. Empty documents
-   * first, through their partial index in id order, then documents of another format through the
-   * format index (two ranges): each an index walk that stops at `batch`, whatever the table's
-   * size (a single OR of the three let PostgreSQL scan the table from its start on every batch).
-   */
-  private async lockWaiting(client: PoolClient, batch: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (const waiting of ['document IS NULL', 'format < $2', 'format > $2']) {
-      if (ids.length >= batch) break;
-      const { rows } = await client.query<{ id: string }>(
-        `SELECT recording_id::text AS id FROM recording_documents WHERE ${waiting}
-         ORDER BY ${waiting.startsWith('format') ? 'format, ' : ''}recording_id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        waiting.includes('$2') ? [batch - ids.length, DOCUMENT_FORMAT] : [batch - ids.length],
-      );
-      ids.push(...rows.map((r) => r.id));
-    }
-    return ids;
   }
 }

@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { DocumentRefresher } from './document-refresher';
-import { OwnerPoolModule } from '../database/owner-pool';
 import { CallsController, MeetingsController } from './recordings.controller';
 import { RecordingsRepository } from './recordings.repository';
 import { RecordingsService } from './recordings.service';
@@ -13,6 +11,3 @@ import { RecordingsService } from './recordings.service';
 })
 export class RecordingsModule {}
 
-/** The read model's refresher (recording_documents): what `documents:refresh` and the worker's loop use. */
-@Module({ imports: [OwnerPoolModule], providers: [DocumentRefresher], exports: [DocumentRefresher] })
-export class DocumentsModule {}

@@ -3,7 +3,7 @@ import { AuditMaintenance } from '../audit/audit-maintenance';
 import { ChangeCompaction, HORIZON_MARK_SECONDS } from '../changes/change-compaction';
 import { AppConfig } from '../config/app-config';
 import { Metrics } from '../metrics/metrics';
-import { DocumentRefresher } from '../recordings/document-refresher';
+import { ReadModel } from '../read-model/read-model';
 import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { Job, WebhookQueue } from '../webhooks/webhook-queue';
@@ -42,7 +42,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
     private readonly dispatcher: WebhookDispatcher,
     private readonly sender: WebhookSender,
     private readonly deliveries: WebhookDeliveries,
-    private readonly refresher: DocumentRefresher,
+    private readonly refresher: ReadModel,
     private readonly compaction: ChangeCompaction,
     private readonly audit: AuditMaintenance,
     metrics: Metrics,
@@ -75,7 +75,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
         const purged = await this.deliveries.purge(webhooks.retentionDays);
         if (purged) this.logger.log(`deleted ${purged} webhook delivery records older than ${webhooks.retentionDays} days`);
       }),
-      // The read model (recording_documents) until nothing waits.
+      // The read models (recording_documents, conversation_documents) until nothing waits.
       loop('documents-refresh', DOCUMENT_POLL_MS, async () => {
         const run = await this.refresher.refreshAll(() => this.stopped);
         if (run.rendered) this.logger.debug(`rendered ${run.rendered} documents in ${run.batches} batches`);

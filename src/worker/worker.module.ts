@@ -3,7 +3,7 @@ import { AuditMaintenance } from '../audit/audit-maintenance';
 import { ChangeCompaction } from '../changes/change-compaction';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
-import { DocumentsModule } from '../recordings/recordings.module';
+import { ReadModelModule } from '../read-model/read-model';
 import { WebhookSender } from '../webhooks/webhook-sender';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WorkerMetrics } from '../webhooks/worker-metrics';
@@ -14,7 +14,7 @@ import { BackgroundRunner } from './background-runner';
  * In the API process with WORKER=1, or alone (`npm run worker`).
  */
 @Module({
-  imports: [WebhooksModule, DocumentsModule],
+  imports: [WebhooksModule, ReadModelModule],
   providers: [WebhookSender, WorkerMetrics, ChangeCompaction, AuditMaintenance, BackgroundRunner],
   exports: [BackgroundRunner],
 })

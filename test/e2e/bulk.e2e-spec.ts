@@ -60,19 +60,29 @@ describe('bulk reads: include and ids', () => {
     await db?.destroy();
   });
 
+  /**
+   * Puts a read model in the state `how` names for the company: emptied (every record or
+   * conversation rendered live) or written by `documents:refresh` (served as stored).
+   */
+  async function readModelIs(how: string, table: 'recording_documents' | 'conversation_documents'): Promise<void> {
+    if (how === 'rendered live') {
+      const emptied = table === 'conversation_documents' ? 'document = NULL, messages = NULL' : 'document = NULL';
+      await db.query(`UPDATE ${table} SET ${emptied}, format = NULL WHERE company_id = $1`, [company.id]);
+    } else {
+      expect((await runCli({}, 'documents:refresh', '--json')).code).toBe(0);
+    }
+    const [{ stored }] = await db.query(`SELECT count(*)::int AS stored FROM ${table} WHERE company_id = $1 AND document IS NOT NULL`, [
+      company.id,
+    ]);
+    if (how === 'rendered live') expect(stored).toBe(0);
+    else expect(stored).toBeGreaterThan(0);
+  }
+
   describe.each(RECORDINGS)('$path', (c) => {
     it.each(['rendered live', 'stored by the read model'])(
       'include embeds each part exactly as its own route answers it, for every record in every demo state; the record is otherwise unchanged (%s)',
       async (how) => {
-        if (how === 'stored by the read model') {
-          expect((await runCli({}, 'documents:refresh', '--json')).code).toBe(0);
-          const [{ stored }] = await db.query(
-            `SELECT count(*)::int AS stored FROM recording_documents d JOIN companies c ON c.id = d.company_id
-           WHERE c.public_id = $1 AND d.format IS NOT NULL AND d.evaluation IS NOT NULL AND d.answers IS NOT NULL`,
-            [company.publicId],
-          );
-          expect(stored).toBeGreaterThan(0);
-        }
+        await readModelIs(how, 'recording_documents');
         const plain = await all(c.path);
         const included = await all(`${c.path}?include=transcript,evaluation,answers`);
         expect(included.map((r) => r.id)).toEqual(plain.map((r) => r.id));
@@ -230,22 +240,26 @@ describe('bulk reads: include and ids', () => {
     /** Every message of a conversation, walked through its messages route. */
     const messagesOf = async (id: string) => (await traverse(get, `${c.path}/${id}/messages`, [100])).records;
 
-    it('include=messages embeds every message as the messages route shows them, in its order (tombstones, attachments)', async () => {
-      const plain = await all(c.path);
-      const included = await all(`${c.path}?include=messages`);
-      expect(included.map((r) => r.id)).toEqual(plain.map((r) => r.id));
-      let messages = 0;
-      for (const [i, conversation] of included.entries()) {
-        const { included: parts, ...rest } = conversation;
-        expect(rest).toEqual(plain[i]);
-        expect(parts).toEqual({ messages: await messagesOf(conversation.id) });
-        messages += parts.messages.length;
-      }
-      expect(messages).toBeGreaterThan(included.length);
-      const [first] = plain;
-      const detail = await get(`${c.path}/${first.id}?include=messages`).expect(200);
-      expect(detail.body.data).toEqual({ ...first, included: { messages: await messagesOf(first.id) } });
-    });
+    it.each(['rendered live', 'stored by the read model'])(
+      'include=messages embeds every message as the messages route shows them, in its order (tombstones, attachments) (%s)',
+      async (how) => {
+        await readModelIs(how, 'conversation_documents');
+        const plain = await all(c.path);
+        const included = await all(`${c.path}?include=messages`);
+        expect(included.map((r) => r.id)).toEqual(plain.map((r) => r.id));
+        let messages = 0;
+        for (const [i, conversation] of included.entries()) {
+          const { included: parts, ...rest } = conversation;
+          expect(rest).toEqual(plain[i]);
+          expect(parts).toEqual({ messages: await messagesOf(conversation.id) });
+          messages += parts.messages.length;
+        }
+        expect(messages).toBeGreaterThan(included.length);
+        const [first] = plain;
+        const detail = await get(`${c.path}/${first.id}?include=messages`).expect(200);
+        expect(detail.body.data).toEqual({ ...first, included: { messages: await messagesOf(first.id) } });
+      },
+    );
 
     it('include=messages needs the content scope (403) and counts against the content policy; the metadata alone does not', async () => {
       const metadataOnly = await tokenFor(http, await createClient(db, company, { scopes: [c.scope] }));

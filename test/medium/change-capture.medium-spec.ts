@@ -20,6 +20,7 @@ const NOT_SHOWN: Record<string, string> = {
   client_secrets: 'credentials, never read by a route',
   change_log: 'the log itself',
   recording_documents: 'the read model: a copy of what the other tables show, kept from the log',
+  conversation_documents: 'the read model of conversations: a copy of what the other tables show, kept from the log',
   webhook_endpoints: 'admin configuration of where changes are sent, never read by a route',
 };
 

@@ -40,13 +40,26 @@ function query(params: Record<string, string> = {}): ListConversationsQuery {
   return q;
 }
 
+/** Read model columns no document matches: every row as rendered live. */
+const NO_STORED = { format: 0, messages: false };
+
+/** `rows`, in their order, as ConversationsRepository.byIds reads them for a live rendering. */
+async function liveRows<C extends PositionedRow>(tables: ConversationTables, companyId: string, rows: PositionedRow[]): Promise<C[]> {
+  const live = await app.get(ConversationsRepository).byIds<C>(tables, companyId, rows.map((r) => r.id));
+  return rows.map((r) => live.find((l) => l.id === r.id)!);
+}
+
 /** The repository's four reads over one channel's tables, as the conversation service calls them. */
 function readsOf<C extends PositionedRow, M extends MessageRowBase>(tables: ConversationTables) {
   const repository = () => app.get(ConversationsRepository);
   return {
-    listPage: (companyId: string, q: ListConversationsQuery, after: TimeIdPosition | null, take: number) =>
-      repository().listPage<C>(tables, companyId, q, after, take),
-    findOne: (companyId: string, publicId: string) => repository().findOne<C>(tables, companyId, publicId),
+    // The page's rows (no stored document: format 0 is no one's), then their columns as a live rendering reads them.
+    listPage: async (companyId: string, q: ListConversationsQuery, after: TimeIdPosition | null, take: number) =>
+      liveRows<C>(tables, companyId, await repository().listPage(tables, companyId, q, after, take, NO_STORED)),
+    findOne: async (companyId: string, publicId: string) => {
+      const row = await repository().findOne(tables, companyId, publicId, NO_STORED);
+      return row && (await liveRows<C>(tables, companyId, [row]))[0];
+    },
     messagesPage: (companyId: string, conversation: string, after: TimeIdPosition | null, take: number) =>
       repository().messagesPage<M>(tables, companyId, conversation, after, take),
     findMessage: (companyId: string, conversation: string, message: string) =>

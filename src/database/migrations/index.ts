@@ -23,6 +23,8 @@ import { DeliveryLeases1765800000000 } from './1765800000000-delivery-leases';
 import { ExportOrder1765900000000 } from './1765900000000-export-order';
 import { DocumentParts1766000000000 } from './1766000000000-document-parts';
 import { MovedMessageParents1766100000000 } from './1766100000000-moved-message-parents';
+import { ConversationDocuments1766200000000 } from './1766200000000-conversation-documents';
+import { ConversationDocumentsCapture1766200000001 } from './1766200000001-conversation-documents-capture';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -51,4 +53,6 @@ export const MIGRATIONS = [
   ExportOrder1765900000000,
   DocumentParts1766000000000,
   MovedMessageParents1766100000000,
+  ConversationDocuments1766200000000,
+  ConversationDocumentsCapture1766200000001,
 ];
