@@ -1,7 +1,7 @@
 import { conversationChannel } from '../conversations/conversation-channel';
 import { ChatConversationEnvelope, ChatConversationListEnvelope, ChatMessageEnvelope, ChatMessageListEnvelope } from './chat.dto';
 import { presentChatConversation, presentChatMessage } from './chat.presenter';
-import { CHAT_TABLES } from './chat.sql';
+import { CHAT_FORMAT_SAMPLES, CHAT_TABLES } from './chat.sql';
 
 /** Chat conversations, the one descriptor of the channel: `GET /v1/chat`, `/v1/chat/{chat_id}`, its messages and one message. */
 export const CHAT_CHANNEL = conversationChannel({
@@ -24,5 +24,5 @@ export const CHAT_CHANNEL = conversationChannel({
   tables: CHAT_TABLES,
   present: presentChatConversation,
   presentMessage: presentChatMessage,
-  presenterSource: require.resolve('./chat.presenter'),
+  formatSamples: CHAT_FORMAT_SAMPLES,
 });

@@ -1,6 +1,5 @@
 import { Type } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Scope } from '../contract/scopes';
 import { ContentPolicyName } from '../contract/rate-limit-policies';
 import { IdKind } from '../common/ids/public-id';
@@ -27,13 +26,19 @@ export interface ConversationChannel<C extends PositionedRow, M extends MessageR
   presentMessage(row: M): MD;
   /** Route template of the messages: their cursors' route binding (with the conversation as parent). */
   messagesRoute: string;
-  /** The file of `present` and `presentMessage` (and the helpers they call): its text is part of `documentFormat`. */
-  presenterSource: string;
+  /**
+   * Rows as the channel's statements may return them, every field set in one and every nullable
+   * or odd one (a missing name, extra stored keys, a tombstone) in another: what they present as
+   * is part of `documentFormat`, so a change to a presenter that shows in any of them changes it.
+   */
+  formatSamples: { conversations: C[]; messages: M[] };
   /**
    * The version of the wire format a stored document (conversation_documents) was written in: a
-   * hash of what renders it (the statements that read the rows, and the presenters' source), so
-   * any change to them makes every stored document of the channel old at once. Readers use
-   * documents of their own format only; the refresher writes the others again in its own.
+   * hash of what renders it (the statements that read the rows, and what the presenters make of
+   * `formatSamples`), so a change to either makes every stored document of the channel old at
+   * once. Readers use documents of their own format only; the refresher writes the others again
+   * in its own. Computed from outputs, not from source text, so a service run from its build
+   * and a CLI run from the sources agree.
    */
   documentFormat: number;
 }
@@ -43,7 +48,14 @@ export function conversationChannel<C extends PositionedRow, M extends MessageRo
   channel: Omit<ConversationChannel<C, M, CD, MD>, 'listRoute' | 'messagesRoute' | 'documentFormat'>,
 ): ConversationChannel<C, M, CD, MD> {
   const documentFormat = createHash('sha256')
-    .update([channel.tables.select, messageSelect(channel.tables), readFileSync(channel.presenterSource, 'utf8')].join('\n'))
+    .update(
+      [
+        channel.tables.select,
+        messageSelect(channel.tables),
+        JSON.stringify(channel.formatSamples.conversations.map((row) => channel.present(row))),
+        JSON.stringify(channel.formatSamples.messages.map((row) => channel.presentMessage(row))),
+      ].join('\n'),
+    )
     .digest()
     .readInt32BE(0);
   return {

@@ -64,17 +64,21 @@ const storedStatement = (
   where: string,
   order: { inner: string; outer: string } | null,
   limit = '',
-) => `SELECT p.id, p.position_micros, p.public_id, p.document${stored.messages ? ', p.messages_bytes' : ''},
+) => {
+  // The document's condition in the select list, not in the join: the join stays a primary-key
+  // lookup per row (with it in the join, PostgreSQL could pick the format index and read every
+  // document of the format for a page of 100).
+  const current = `d.format = ${Number(stored.format)} AND d.company_id = c.company_id`;
+  return `SELECT p.id, p.position_micros, p.public_id, p.document${stored.messages ? ', p.messages_bytes' : ''},
     CASE WHEN p.document IS NULL THEN (SELECT row_to_json(l) FROM (${tables.select} WHERE c.id = p.id) l) END AS live
   FROM (
-    SELECT c.id, c.last_message_at, c.public_id, ${micros('c.last_message_at')} AS position_micros, d.document${
-      stored.messages ? ', octet_length(d.messages) AS messages_bytes' : ''
-    }
+    SELECT c.id, c.last_message_at, c.public_id, ${micros('c.last_message_at')} AS position_micros,
+      CASE WHEN ${current} THEN d.document END AS document${stored.messages ? `, CASE WHEN ${current} THEN octet_length(d.messages) END AS messages_bytes` : ''}
     FROM ${tables.conversations} c
     LEFT JOIN conversation_documents d ON d.channel = '${tables.channel}' AND d.conversation_id = c.id
-      AND d.company_id = c.company_id AND d.format = ${Number(stored.format)}
     WHERE ${where}${order ? ` ORDER BY ${order.inner}` : ''} ${limit}
   ) p${order ? ` ORDER BY ${order.outer}` : ''}`;
+};
 
 /**
  * The conversations `ids` (internal), of company `companyId` (null: of any, for the refresher,
@@ -173,7 +177,12 @@ export class ConversationsRepository {
    * by id, when still current and of `format` (a write may have emptied one since the page was
    * read: it is absent, and rendered live).
    */
-  async storedMessages(tables: ConversationTables, companyId: string, ids: readonly string[], format: number): Promise<Map<string, string>> {
+  async storedMessages(
+    tables: ConversationTables,
+    companyId: string,
+    ids: readonly string[],
+    format: number,
+  ): Promise<Map<string, string>> {
     const rows = await this.tenant.query<{ id: string; messages: string }>(
       `SELECT conversation_id AS id, messages FROM conversation_documents
        WHERE channel = $1 AND conversation_id = ANY ($2::bigint[]) AND company_id = $3 AND format = $4`,

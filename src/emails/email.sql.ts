@@ -58,3 +58,49 @@ export const EMAIL_TABLES: ConversationTables = {
   messages: 'email_messages',
   messageColumns: 'm.direction, m.subject, m.snippet, m.body_text, m.sender, m.recipients_to, m.recipients_cc, m.attachments',
 };
+
+const SAMPLE_AT = '2026-07-01T10:00:00.000000Z';
+const SAMPLE_USER = { id: 'usr_sample', name: 'Ana', email: 'ana@empresa.com.br' };
+
+/** Rows as the statements above may return them, for the read model's format (ConversationChannel.formatSamples). */
+export const EMAIL_FORMAT_SAMPLES: { conversations: EmailConversationRow[]; messages: EmailMessageRow[] } = {
+  conversations: [
+    {
+      id: '1',
+      position_micros: '1',
+      public_id: 'econv_sample',
+      subject: 'Proposta',
+      first_message_at: SAMPLE_AT,
+      last_message_at: SAMPLE_AT,
+      message_count: 2,
+      has_attachments: true,
+      last_message_direction: 'inbound',
+      participants: [
+        { address: 'a@cliente.com.br', name: 'Cliente', internal: false },
+        { address: 'b@empresa.com.br', name: null, internal: true },
+      ],
+      mailboxes: [
+        { address: 'ana@empresa.com.br', owner: SAMPLE_USER },
+        { address: 'vendas@empresa.com.br', owner: null },
+      ],
+      accounts: [{ id: 'acc_sample', domain: 'cliente.com.br', cnpj: '00.000.000/0001-00' }],
+    },
+  ],
+  messages: [
+    {
+      id: '1',
+      position_micros: '1',
+      public_id: 'emsg_sample',
+      conversation_public_id: 'econv_sample',
+      sent_at: SAMPLE_AT,
+      direction: 'outbound',
+      subject: 'Re: Proposta',
+      snippet: 'Olá',
+      body_text: 'Olá,\n\nSegue.',
+      sender: { address: 'ana@empresa.com.br', name: 'Ana', internal: true },
+      recipients_to: [{ address: 'a@cliente.com.br' }],
+      recipients_cc: [{ address: 'c@cliente.com.br', name: null, internal: false, extra: 'kept out' } as AddressEntry],
+      attachments: [{ filename: 'proposta.pdf', mime_type: 'application/pdf', size_bytes: 1234, stored: 'kept out' } as never],
+    },
+  ],
+};
