@@ -23,6 +23,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { get as httpGet, IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { freePort } from '../src/database/embedded-postgres';
 import { BenchDatabase, cli } from './database';
 import { createTenant, refreshDocuments, seedVolume, Tenant, Volume } from './dataset';
@@ -46,6 +47,12 @@ export interface BulkReport {
   meetings: { walk: Throughput; export: Throughput; rounds: number };
   /** Exports with every part, one per round, summed. */
   with_parts: { recordings: Throughput; emails: Throughput; chats: Throughput };
+  /**
+   * The conversations' exports with their messages with the read model emptied (every
+   * conversation rendered live) and written again (`documents:refresh`), alternating rounds:
+   * what the stored documents buy. Absent from runs before it was measured.
+   */
+  read_model?: { emails: { live: Throughput; stored: Throughput }; chats: { live: Throughput; stored: Throughput } };
   include_page: { without: Measurement; with: Measurement };
   memory: {
     idle_mb: number;
@@ -253,6 +260,37 @@ export async function memoryPass(ctx: BulkContext, token: string): Promise<BulkR
   return memory;
 }
 
+/**
+ * The e-mail and chat exports with `include=messages`, alternating: the company's conversation
+ * documents emptied (the service renders every conversation live, as before the read model),
+ * then written again by `documents:refresh` (it serves them stored).
+ */
+async function readModelSideBySide(ctx: BulkContext, token: string): Promise<NonNullable<BulkReport['read_model']>> {
+  const owner = new Client({ connectionString: ctx.env.MIGRATION_DATABASE_URL });
+  await owner.connect();
+  const runs = { emails: { live: [] as Measured[], stored: [] as Measured[] }, chats: { live: [] as Measured[], stored: [] as Measured[] } };
+  try {
+    for (let r = 0; r < ctx.rounds; r++) {
+      await owner.query('UPDATE conversation_documents SET document = NULL, messages = NULL, format = NULL WHERE company_id = $1', [
+        ctx.tenant.internalId,
+      ]);
+      runs.emails.live.push(await exportOnce(ctx.service.baseUrl, token, 'types=email&include=messages'));
+      runs.chats.live.push(await exportOnce(ctx.service.baseUrl, token, 'types=chat&include=messages'));
+      await refreshDocuments(ctx.env);
+      runs.emails.stored.push(await exportOnce(ctx.service.baseUrl, token, 'types=email&include=messages'));
+      runs.chats.stored.push(await exportOnce(ctx.service.baseUrl, token, 'types=chat&include=messages'));
+    }
+  } finally {
+    await owner.end();
+  }
+  return {
+    emails: { live: summed(runs.emails.live), stored: summed(runs.emails.stored) },
+    chats: { live: summed(runs.chats.live), stored: summed(runs.chats.stored) },
+  };
+}
+
+type Measured = Awaited<ReturnType<typeof exportOnce>>;
+
 export async function bulkPass(ctx: BulkContext): Promise<BulkReport> {
   const { service, log } = ctx;
   const base = service.baseUrl;
@@ -277,6 +315,12 @@ export async function bulkPass(ctx: BulkContext): Promise<BulkReport> {
   }
   const with_parts = { recordings: summed(parts.recordings), emails: summed(parts.emails), chats: summed(parts.chats) };
   for (const [name, t] of Object.entries(with_parts)) log(`  ${name}: ${t.mb_per_second} MB/s, ${t.records_per_second} records/s`);
+
+  log(`bulk: the conversations' exports with their messages, read model emptied and written again, ${ctx.rounds} alternating rounds`);
+  const read_model = await readModelSideBySide(ctx, token);
+  for (const [name, t] of Object.entries(read_model)) {
+    log(`  ${name}: live ${t.live.mb_per_second} MB/s, stored ${t.stored.mb_per_second} MB/s (${round(t.stored.mb_per_second / t.live.mb_per_second, 2)}×)`);
+  }
 
   log(`bulk: a page of 100 meetings with include=evaluation,answers against the same without, ${ctx.rounds} alternating rounds`);
   const bearer = { authorization: `Bearer ${token}` };
@@ -319,6 +363,7 @@ export async function bulkPass(ctx: BulkContext): Promise<BulkReport> {
     volume: ctx.volume,
     meetings,
     with_parts,
+    read_model,
     include_page: { without, with: withParts },
     memory,
     sync: {

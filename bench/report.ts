@@ -146,6 +146,9 @@ function webhookTargets(w: WebhookReport): Target[] {
   ];
 }
 
+/** How many times the stored export's MB/s the live one's. */
+const ratio = (t: { live: Throughput; stored: Throughput }) => (t.stored.mb_per_second / t.live.mb_per_second).toFixed(2);
+
 const mbps = (t: Throughput) =>
   `${t.mb_per_second} MB/s (${t.records_per_second.toLocaleString('en')} records/s, ${t.records.toLocaleString('en')} records in ${t.seconds} s)`;
 
@@ -518,6 +521,16 @@ function bulkMarkdown(b: BulkReport | { skipped: string }, rounds: number): stri
     row('`/v1/export?types=meeting,call&include=evaluation,answers,transcript`', b.with_parts.recordings),
     row('`/v1/export?types=email&include=messages`', b.with_parts.emails),
     row('`/v1/export?types=chat&include=messages`', b.with_parts.chats),
+    ...(b.read_model
+      ? [
+          row('… e-mails, read model emptied (rendered live)', b.read_model.emails.live),
+          row('… e-mails, read model written again', b.read_model.emails.stored),
+          row('… chats, read model emptied (rendered live)', b.read_model.chats.live),
+          row('… chats, read model written again', b.read_model.chats.stored),
+          '',
+          `The read model of conversations, side by side (alternating rounds in this run): e-mails ${ratio(b.read_model.emails)}× and chats ${ratio(b.read_model.chats)}× the MB/s of the same export rendered live.`,
+        ]
+      : []),
     '',
     `A page of 100 meetings with and without \`include=evaluation,answers\`, alternating:`,
     '',
