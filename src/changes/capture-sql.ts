@@ -507,6 +507,8 @@ BEGIN
   INSERT INTO recording_documents AS d (recording_id, company_id)
     SELECT DISTINCT e.object_key, e.company_id FROM entries e
     WHERE e.object IN ('meeting', 'call') AND e.action <> 'deleted' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}
+    -- Locked in key order: two statements that lock many documents take them in the same order.
+    ORDER BY e.object_key
     -- An empty document is left as it is, but locked all the same (ON CONFLICT locks the row
     -- whatever its WHERE says), so the refresher cannot fill it before this transaction ends.
     -- A record moved to another company takes its document with it (row-level security reads it by company).
@@ -539,7 +541,8 @@ ${CHANNELS.map(
         WHERE e.object = '${channel}_message' AND e.xid = pg_current_xact_id() AND e.epoch = ${EPOCH}`,
 ).join('\n')}
     ) x
-    -- As for the recordings: an empty document is left as it is but locked, and a conversation
+    ORDER BY x.channel, x.id
+    -- As for the recordings: locked in key order; an empty document is left as it is but locked, and a conversation
     -- moved to another company takes its document with it.
     ON CONFLICT (channel, conversation_id) DO UPDATE SET document = NULL, messages = NULL, format = NULL, company_id = EXCLUDED.company_id
       WHERE d.document IS NOT NULL OR d.company_id <> EXCLUDED.company_id;

@@ -25,6 +25,7 @@ import { DocumentParts1766000000000 } from './1766000000000-document-parts';
 import { MovedMessageParents1766100000000 } from './1766100000000-moved-message-parents';
 import { ConversationDocuments1766200000000 } from './1766200000000-conversation-documents';
 import { ConversationDocumentsCapture1766200000001 } from './1766200000001-conversation-documents-capture';
+import { ReadModelLockOrder1766300000000 } from './1766300000000-read-model-lock-order';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   MovedMessageParents1766100000000,
   ConversationDocuments1766200000000,
   ConversationDocumentsCapture1766200000001,
+  ReadModelLockOrder1766300000000,
 ];
