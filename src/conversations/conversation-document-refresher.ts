@@ -1,5 +1,5 @@
 import { OwnerPool, Sql } from '../database/owner-pool';
-import { lockWaiting, RefreshRun, refreshUntilDone } from '../database/read-model';
+import { lockWaiting, RefreshRun, refreshInTurn } from '../database/read-model';
 import { ConversationChannel } from './conversation-channel';
 import { conversationsByIdStatement, MessageRowBase, messagesOfStatement, PositionedRow } from './conversations.repository';
 import { renderConversation } from './conversations.service';
@@ -48,7 +48,13 @@ export class ConversationDocumentRefresher {
           `UPDATE conversation_documents d SET document = x.document, messages = x.messages, format = $4
            FROM unnest($1::bigint[], $2::text[], $3::text[]) x (id, document, messages)
            WHERE d.channel = $5 AND d.conversation_id = x.id`,
-          [documents.map((d) => d.id), documents.map((d) => d.document), documents.map((d) => d.messages), channel.documentFormat, channel.tables.channel],
+          [
+            documents.map((d) => d.id),
+            documents.map((d) => d.document),
+            documents.map((d) => d.messages),
+            channel.documentFormat,
+            channel.tables.channel,
+          ],
         );
         run.rendered += rowCount ?? 0;
         const { rowCount: removed } = await client.query(
@@ -64,7 +70,7 @@ export class ConversationDocumentRefresher {
 
   /** Batches until nothing waits (or `stop()` says so); what they did, summed. */
   async refreshAll(stop: () => boolean = () => false, batch = CONVERSATION_REFRESH_BATCH): Promise<RefreshRun> {
-    return refreshUntilDone((size) => this.refreshBatch(size), batch, stop);
+    return refreshInTurn([{ refreshBatch: (size) => this.refreshBatch(size), batch }], stop);
   }
 
   /** Adds an empty document for every conversation without one (written while the capture was off). */

@@ -41,6 +41,8 @@ export interface StoredRow extends PositionedRow {
   document: string | null;
   /** The size of its stored messages' text, in bytes, when the messages were asked (read apart: storedMessages). */
   messages_bytes?: number | null;
+  /** The stored row's version (its `xmin`) when the messages were asked: storedMessages reads that version's messages only. */
+  version?: string | null;
   /** Its columns as `tables.select` reads them, when `document` is null. */
   live: PositionedRow | null;
 }
@@ -69,11 +71,15 @@ const storedStatement = (
   // lookup per row (with it in the join, PostgreSQL could pick the format index and read every
   // document of the format for a page of 100).
   const current = `d.format = ${Number(stored.format)} AND d.company_id = c.company_id`;
-  return `SELECT p.id, p.position_micros, p.public_id, p.document${stored.messages ? ', p.messages_bytes' : ''},
+  return `SELECT p.id, p.position_micros, p.public_id, p.document${stored.messages ? ', p.messages_bytes, p.version' : ''},
     CASE WHEN p.document IS NULL THEN (SELECT row_to_json(l) FROM (${tables.select} WHERE c.id = p.id) l) END AS live
   FROM (
     SELECT c.id, c.last_message_at, c.public_id, ${micros('c.last_message_at')} AS position_micros,
-      CASE WHEN ${current} THEN d.document END AS document${stored.messages ? `, CASE WHEN ${current} THEN octet_length(d.messages) END AS messages_bytes` : ''}
+      CASE WHEN ${current} THEN d.document END AS document${
+        stored.messages
+          ? `, CASE WHEN ${current} THEN octet_length(d.messages) END AS messages_bytes, CASE WHEN ${current} THEN d.xmin::text END AS version`
+          : ''
+      }
     FROM ${tables.conversations} c
     LEFT JOIN conversation_documents d ON d.channel = '${tables.channel}' AND d.conversation_id = c.id
     WHERE ${where}${order ? ` ORDER BY ${order.inner}` : ''} ${limit}
@@ -173,22 +179,23 @@ export class ConversationsRepository {
   }
 
   /**
-   * The stored messages (JSON array text) of the conversations `ids` (internal) of the company,
-   * by id, when still current and of `format` (a write may have emptied one since the page was
-   * read: it is absent, and rendered live).
+   * The stored messages (JSON array text) of `rows` (their internal ids and the versions their
+   * documents were read in), by id, when their row is still that version: a write since the page
+   * was read (a list's statements each see the database afresh) emptied it, or the refresher wrote
+   * it again, and its messages would not be those of the document read. Absent then: rendered live.
    */
   async storedMessages(
     tables: ConversationTables,
     companyId: string,
-    ids: readonly string[],
-    format: number,
+    rows: ReadonlyArray<{ id: string; version?: string | null }>,
   ): Promise<Map<string, string>> {
-    const rows = await this.tenant.query<{ id: string; messages: string }>(
-      `SELECT conversation_id AS id, messages FROM conversation_documents
-       WHERE channel = $1 AND conversation_id = ANY ($2::bigint[]) AND company_id = $3 AND format = $4`,
-      [tables.channel, ids, companyId, format],
+    const found = await this.tenant.query<{ id: string; messages: string }>(
+      `SELECT d.conversation_id AS id, d.messages FROM unnest($2::bigint[], $3::text[]) AS v (id, version)
+       JOIN conversation_documents d ON d.channel = $1 AND d.conversation_id = v.id AND d.xmin::text = v.version
+       WHERE d.company_id = $4`,
+      [tables.channel, rows.map((r) => r.id), rows.map((r) => r.version ?? null), companyId],
     );
-    return new Map(rows.map((r) => [r.id, r.messages]));
+    return new Map(found.map((r) => [r.id, r.messages]));
   }
 
   /** The conversations `ids` (internal) of the company, as their routes read them, in no particular order: those a reader renders live. */

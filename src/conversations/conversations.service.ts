@@ -125,15 +125,21 @@ export class ConversationsService {
       if (over >= 0) count = Math.max(1, over);
     }
     rows = rows.slice(0, count);
-    const storedIds = messages ? rows.filter((r) => r.document !== null).map((r) => r.id) : [];
-    const stored = storedIds.length
-      ? await this.conversations.storedMessages(channel.tables, company, storedIds, channel.documentFormat)
+    const storedRows = messages ? rows.filter((r) => r.document !== null) : [];
+    const stored = storedRows.length
+      ? await this.conversations.storedMessages(channel.tables, company, storedRows)
       : new Map<string, string>();
     // Rendered live: those without a current document (their columns came with them), and those
-    // whose stored messages a write emptied since the page was read (read again now).
+    // whose stored row changed since the page was read (emptied or written again: read again now).
     const liveRows = new Map<string, C>(rows.filter((r) => r.live).map((r) => [r.id, r.live as C]));
     const stale = rows.filter((r) => r.document !== null && messages && !stored.has(r.id));
-    for (const row of stale.length ? await this.conversations.byIds<C>(channel.tables, company, stale.map((r) => r.id)) : []) {
+    for (const row of stale.length
+      ? await this.conversations.byIds<C>(
+          channel.tables,
+          company,
+          stale.map((r) => r.id),
+        )
+      : []) {
       liveRows.set(row.id, row);
     }
     // Removed since the page was read (a list reads each statement afresh): not shown.
@@ -150,7 +156,11 @@ export class ConversationsService {
         const partial = live.find((r) => r.id === liveMessages[max].of_conversation)!;
         count = rows.indexOf(partial);
         if (count === 0) [count, liveMessages] = [1, await this.conversations.messagesOf<M>(channel.tables, company, listed.slice(0, 1))];
-        else liveMessages = liveMessages.slice(0, liveMessages.findIndex((m) => m.of_conversation === partial.id));
+        else
+          liveMessages = liveMessages.slice(
+            0,
+            liveMessages.findIndex((m) => m.of_conversation === partial.id),
+          );
       }
     }
     const whole = rows.slice(0, count).filter((row) => !gone.has(row.id));
@@ -161,7 +171,8 @@ export class ConversationsService {
         const byConversation = new Map<string, MD[]>(live.map((row) => [row.id, []]));
         for (const message of liveMessages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
         return whole.map((row) => {
-          if (liveRows.has(row.id)) return renderConversation(channel, liveRows.get(row.id)!, messages ? byConversation.get(row.id) : undefined);
+          if (liveRows.has(row.id))
+            return renderConversation(channel, liveRows.get(row.id)!, messages ? byConversation.get(row.id) : undefined);
           const document = new JsonText(row.document!, row.public_id);
           return messages ? withIncludedText(document, `{"messages":${stored.get(row.id)}}`) : document;
         });

@@ -52,17 +52,29 @@ export async function lockWaiting(client: Sql, rows: WaitingRows, batch: number)
   return keys;
 }
 
-/** Batches of `refreshBatch` until one did less than `batch` (nothing more waited) or `stop()` says so; what they did, summed. */
-export async function refreshUntilDone(
-  refreshBatch: (batch: number) => Promise<RefreshRun>,
-  batch: number,
-  stop: () => boolean,
-): Promise<RefreshRun> {
+/** One refresher as refreshInTurn runs it: a batch of `batch` documents at a time. */
+export interface RefreshTurn {
+  refreshBatch: (batch: number) => Promise<RefreshRun>;
+  batch: number;
+}
+
+/**
+ * A batch of each refresher in turn until each did less than its `batch` (nothing more waited
+ * there) or `stop()` says so; what they did, summed. In turn, so a backlog in one read model (a
+ * release that changed its format) never holds another back.
+ */
+export async function refreshInTurn(refreshers: readonly RefreshTurn[], stop: () => boolean): Promise<RefreshRun> {
   let total: RefreshRun = { rendered: 0, removed: 0, batches: 0 };
-  while (!stop()) {
-    const run = await refreshBatch(batch);
-    total = addRuns(total, run);
-    if (run.rendered + run.removed < batch) break;
+  let waiting = [...refreshers];
+  while (waiting.length && !stop()) {
+    const next: RefreshTurn[] = [];
+    for (const turn of waiting) {
+      if (stop()) break;
+      const run = await turn.refreshBatch(turn.batch);
+      total = addRuns(total, run);
+      if (run.rendered + run.removed >= turn.batch) next.push(turn);
+    }
+    waiting = next;
   }
   return total;
 }

@@ -1,10 +1,10 @@
 import { Injectable, Module } from '@nestjs/common';
 import { CHAT_CHANNEL } from '../chat/chat-channel';
-import { ConversationDocumentRefresher } from '../conversations/conversation-document-refresher';
+import { CONVERSATION_REFRESH_BATCH, ConversationDocumentRefresher } from '../conversations/conversation-document-refresher';
 import { OwnerPool, OwnerPoolModule } from '../database/owner-pool';
-import { addRuns, RefreshRun } from '../database/read-model';
+import { RefreshRun, refreshInTurn } from '../database/read-model';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
-import { DocumentRefresher } from '../recordings/document-refresher';
+import { DocumentRefresher, REFRESH_BATCH } from '../recordings/document-refresher';
 
 /**
  * The read models together: meetings and calls (recording_documents) and e-mail and chat
@@ -18,9 +18,18 @@ export class ReadModel {
     readonly conversations: ConversationDocumentRefresher,
   ) {}
 
-  /** Both, until nothing waits (or `stop()` says so). */
+  /**
+   * Both, a batch of each in turn, until nothing waits in either (or `stop()` says so): a backlog
+   * in one (a release that changed the recordings' format) never holds the other back.
+   */
   async refreshAll(stop: () => boolean = () => false): Promise<RefreshRun> {
-    return addRuns(await this.recordings.refreshAll(stop), await this.conversations.refreshAll(stop));
+    return refreshInTurn(
+      [
+        { refreshBatch: (batch) => this.recordings.refreshBatch(batch), batch: REFRESH_BATCH },
+        { refreshBatch: (batch) => this.conversations.refreshBatch(batch), batch: CONVERSATION_REFRESH_BATCH },
+      ],
+      stop,
+    );
   }
 
   /** Adds an empty document for every record and conversation without one (written while the capture was off). */

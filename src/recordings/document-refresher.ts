@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OwnerPool } from '../database/owner-pool';
-import { lockWaiting, RefreshRun, refreshUntilDone, WaitingRows } from '../database/read-model';
+import { lockWaiting, RefreshRun, refreshInTurn, WaitingRows } from '../database/read-model';
 import { DOCUMENT_FORMAT, renderDocuments } from './recording.sql';
 import { RECORDING_KINDS } from './recording.vocabulary';
 
@@ -50,7 +50,7 @@ export class DocumentRefresher {
 
   /** Batches until nothing waits (or `stop()` says so); what they did, summed. */
   async refreshAll(stop: () => boolean = () => false, batch = REFRESH_BATCH): Promise<RefreshRun> {
-    return refreshUntilDone((size) => this.refreshBatch(size), batch, stop);
+    return refreshInTurn([{ refreshBatch: (size) => this.refreshBatch(size), batch }], stop);
   }
 
   /** Adds an empty document for every record without one (records written while the capture was off). */

@@ -328,6 +328,29 @@ describe('conversation documents', () => {
     expect(JSON.parse(documents[0].text).included.messages.map((m: Json) => m.text)).toEqual(['Fica']);
   });
 
+  it('never pairs a document with messages of another version: a row written again since the page was read is rendered live', async () => {
+    await refresher.refreshAll();
+    const repository = app.get(ConversationsRepository);
+    const { documents, gone } = await asCaller(async () => {
+      const query = Object.assign(new ListConversationsQuery(), { limit: 100, ids: [chat.publicId] });
+      const rows = await repository.listPage(CHAT_CHANNEL.tables, company.id, query, null, 101, storedColumns(CHAT_CHANNEL, ['messages']));
+      expect(rows[0].version).toEqual(expect.any(String));
+      // Another connection writes the row again (as a refresher would after a write): same format, other messages.
+      await owner.query(`UPDATE conversation_documents SET messages = '[]' WHERE channel = 'chat' AND conversation_id = $1`, [chat.id]);
+      return service.documents(CHAT_CHANNEL as never, rows, ['messages'], Infinity);
+    });
+    expect(gone.size).toBe(0);
+    const served = JSON.parse(documents[0].text);
+    expect(served.included.messages.length).toBeGreaterThan(0); // live, not the '[]' of the other version
+    // The row left with '[]' shows what the tables do not: emptied, the detail renders live, as the page did.
+    await owner.query(
+      `UPDATE conversation_documents SET document = NULL, messages = NULL, format = NULL WHERE channel = 'chat' AND conversation_id = $1`,
+      [chat.id],
+    );
+    expect(documents[0].text).toBe(await read(CHAT_CHANNEL, chat.publicId));
+    await refresher.refreshAll();
+  });
+
   it('a page reads the live columns of the conversations without a current document in its own statement', async () => {
     const fresh = await conversations.chat({ seller: ana, messages: [{ text: 'Nova', sentAt: new Date('2027-03-01T00:00:00Z') }] });
     const rows = await asCaller(() => {
