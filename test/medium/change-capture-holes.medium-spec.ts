@@ -237,7 +237,10 @@ describe('change capture: the holes', () => {
       await t1.connect();
       try {
         await t1.startTransaction();
-        await t1.query(`UPDATE users SET name = name WHERE id = $1`, [seller.id]); // takes the lower transaction id
+        // Takes the lower transaction id without logging an entry for the conversation: one that
+        // had would hold its document (the read model), and the move below would wait for t1
+        // (the next test); this is the order that can still happen.
+        await t1.query('SELECT pg_current_xact_id()');
         await db.query('UPDATE chat_conversations SET company_id = $2, seller_id = $3 WHERE id = $1', [
           conversation.id,
           elsewhere.id,
@@ -253,6 +256,28 @@ describe('change capture: the holes', () => {
         [company.id, conversation.publicId],
       );
       expect(feed[feed.length - 1].action).not.toBe('deleted');
+    });
+
+    it('a transaction that logged an entry for a conversation holds its document: another writer of it waits for its commit', async () => {
+      const conversation = await chat(1);
+      const t1 = db.createQueryRunner();
+      const t2 = new Client({ connectionString: process.env.TEST_MIGRATION_DATABASE_URL });
+      await Promise.all([t1.connect(), t2.connect()]);
+      try {
+        await t1.startTransaction();
+        await t1.query(`UPDATE users SET name = name WHERE id = $1`, [seller.id]); // logs the conversation updated
+        await t2.query(`SET lock_timeout = '300ms'`);
+        const write = `UPDATE chat_conversations SET contact_name = 'Outro' WHERE id = ${Number(conversation.id)}`;
+        await expect(t2.query(write)).rejects.toThrow(/lock timeout/);
+        await t1.commitTransaction();
+        await t2.query(write);
+        expect(await db.query('SELECT contact_name FROM chat_conversations WHERE id = $1', [conversation.id])).toEqual([
+          { contact_name: 'Outro' },
+        ]);
+      } finally {
+        if (t1.isTransactionActive) await t1.rollbackTransaction();
+        await Promise.all([t1.release(), t2.end()]);
+      }
     });
 
     it('tells a conversation moved to another company deleted there and created here', async () => {
