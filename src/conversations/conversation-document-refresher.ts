@@ -2,7 +2,7 @@ import { OwnerPool, Sql } from '../database/owner-pool';
 import { lockWaiting, RefreshRun, refreshInTurn } from '../database/read-model';
 import { ConversationChannel } from './conversation-channel';
 import { conversationsByIdStatement, MessageRowBase, messagesOfStatement, PositionedRow } from './conversations.repository';
-import { renderConversation } from './conversations.service';
+import { presentedByConversation, renderConversation } from './conversations.service';
 
 /** Conversations one refresher transaction renders at most (each with all its messages). */
 export const CONVERSATION_REFRESH_BATCH = 100;
@@ -125,8 +125,7 @@ async function renderStored(
   const messages = await client.query<MessageRowBase & { of_conversation: string }>(
     messagesOfStatement(channel.tables, conversations.rows, null),
   );
-  const byConversation = new Map<string, unknown[]>(conversations.rows.map((c) => [c.id, []]));
-  for (const message of messages.rows) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+  const byConversation = presentedByConversation(channel, conversations.rows, messages.rows);
   return conversations.rows.map((row) => ({
     id: row.id,
     document: renderConversation(channel, row).text,

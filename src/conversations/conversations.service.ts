@@ -132,7 +132,7 @@ export class ConversationsService {
     // Rendered live: those without a current document (their columns came with them), and those
     // whose stored row changed since the page was read (emptied or written again: read again now).
     const liveRows = new Map<string, C>(rows.filter((r) => r.live).map((r) => [r.id, r.live as C]));
-    const stale = rows.filter((r) => r.document !== null && messages && !stored.has(r.id));
+    const stale = storedRows.filter((r) => !stored.has(r.id));
     for (const row of stale.length
       ? await this.conversations.byIds<C>(
           channel.tables,
@@ -168,8 +168,7 @@ export class ConversationsService {
       count,
       gone,
       render: () => {
-        const byConversation = new Map<string, MD[]>(live.map((row) => [row.id, []]));
-        for (const message of liveMessages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+        const byConversation = presentedByConversation(channel, live, liveMessages);
         return whole.map((row) => {
           if (liveRows.has(row.id))
             return renderConversation(channel, liveRows.get(row.id)!, messages ? byConversation.get(row.id) : undefined);
@@ -260,6 +259,17 @@ export function renderConversation<C extends PositionedRow, M extends MessageRow
   messages?: MD[],
 ): JsonText {
   return withIncluded(new JsonText(JSON.stringify(channel.present(row)), row.public_id), messages && { messages });
+}
+
+/** The messages of `conversations`, presented, by conversation id (each conversation listed, with none if it has none). */
+export function presentedByConversation<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
+  channel: ConversationChannel<C, M, CD, MD>,
+  conversations: ReadonlyArray<{ id: string }>,
+  messages: ReadonlyArray<M & { of_conversation: string }>,
+): Map<string, MD[]> {
+  const byConversation = new Map<string, MD[]>(conversations.map((c) => [c.id, []]));
+  for (const message of messages) byConversation.get(message.of_conversation)!.push(channel.presentMessage(message));
+  return byConversation;
 }
 
 /** Conversations read now and rendered when `render` is called (ConversationsService.render). */

@@ -10,7 +10,7 @@ export interface RefreshRun {
 }
 
 /** The sum of two runs. */
-export const addRuns = (a: RefreshRun, b: RefreshRun): RefreshRun => ({
+const addRuns = (a: RefreshRun, b: RefreshRun): RefreshRun => ({
   rendered: a.rendered + b.rendered,
   removed: a.removed + b.removed,
   batches: a.batches + b.batches,
