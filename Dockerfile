@@ -3,6 +3,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The SDK is a workspace of this repository: npm ci links it, and the root's prepare script builds it.
+COPY sdk ./sdk
 RUN npm ci --loglevel=warn
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src

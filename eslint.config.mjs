@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.data/', 'eslint.config.mjs', 'jest.config.js'] },
+  { ignores: ['dist/', 'sdk/dist/', 'sdk/src/generated/', 'node_modules/', 'coverage/', '.data/', 'eslint.config.mjs', 'jest.config.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

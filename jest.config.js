@@ -21,6 +21,8 @@ const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   testEnvironment: 'node',
+  // The SDK (sdk/src) imports its own modules as ES modules do, with `.js`: resolved to its sources.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 
 const withDatabase = {
@@ -36,7 +38,7 @@ module.exports = {
   testTimeout: 180_000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
-    { ...common, displayName: 'unit', testRegex: '/(src|bench|test/support)/.*\\.spec\\.ts$' },
+    { ...common, displayName: 'unit', testRegex: '/(src|bench|test/support|sdk/test)/.*\\.spec\\.ts$' },
     { ...withDatabase, displayName: 'medium', testRegex: '/test/medium/.*\\.medium-spec\\.ts$' },
     { ...withDatabase, displayName: 'e2e', testRegex: '/test/e2e/.*\\.e2e-spec\\.ts$' },
   ],

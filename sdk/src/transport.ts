@@ -1,0 +1,258 @@
+import { ApiError } from './errors.js';
+import { RateLimitState, parseRateLimit, parseRetryAfter } from './rate-limit.js';
+
+/** How the client retries. Every wait honours the call's `signal` and `timeout`. */
+export interface RetryOptions {
+  /** Retries of one call after a 429, a 500/502/503/504 or a network error (default 5); the 401 retry is apart. */
+  maxRetries?: number;
+  /** The first backoff's ceiling in ms (default 1000); it doubles each attempt up to `maxDelay`. */
+  baseDelay?: number;
+  /** The largest backoff ceiling in ms (default 30000). A `Retry-After` is honoured whatever its length, within the deadline. */
+  maxDelay?: number;
+}
+
+/** What the client needs of time: the real clock by default; tests pass their own. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** A number in [0, 1), for the backoff's jitter. */
+  random(): number;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  random: () => Math.random(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export interface TransportOptions {
+  /** The service's address, e.g. `https://api.example.com` (no trailing `/v1`). */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Scopes to ask for (default: every scope of the client). */
+  scopes?: readonly string[];
+  retry?: RetryOptions;
+  /** A token is renewed this many seconds before it expires (default 60, at most half its lifetime). */
+  renewBeforeSeconds?: number;
+  /** Default deadline of each call in ms, retries and their waits included (default: none). */
+  timeout?: number;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  userAgent?: string;
+}
+
+/** Per call: an `AbortSignal` and a deadline in ms (retries and waits included); neither is ever waited past. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+}
+
+interface Token {
+  value: string;
+  scopes: string[];
+  /** When to stop using it (ms): its expiry less the renewal margin. */
+  renewAt: number;
+}
+
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/**
+ * The one place requests leave the SDK: a token cached until shortly before it expires and
+ * requested once however many calls need it at the same moment; one retry with a fresh token after
+ * `401 INVALID_ACCESS_TOKEN`; `429` waits `Retry-After`; 5xx and network errors back off
+ * exponentially with full jitter; no wait ever runs past the caller's signal or deadline. Every
+ * failure is an `ApiError`.
+ */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  readonly clock: Clock;
+  private readonly maxRetries: number;
+  private readonly baseDelay: number;
+  private readonly maxDelay: number;
+  private token: Token | null = null;
+  private pendingToken: Promise<Token> | null = null;
+  /** The state the last counted answer reported. */
+  rateLimit: RateLimitState | null = null;
+  /** `/v1` requests sent (attempts, retries included; token requests apart). */
+  requests = 0;
+  /** Token requests sent. */
+  tokenRequests = 0;
+
+  constructor(private readonly options: TransportOptions) {
+    if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    if (!options.clientId || !options.clientSecret) throw new TypeError('clientId and clientSecret are required');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.clock = options.clock ?? realClock;
+    this.maxRetries = options.retry?.maxRetries ?? 5;
+    this.baseDelay = options.retry?.baseDelay ?? 1000;
+    this.maxDelay = options.retry?.maxDelay ?? 30_000;
+  }
+
+  /** The scopes of the current token (a token is requested when there is none). */
+  async scopes(options: RequestOptions = {}): Promise<string[]> {
+    return (await this.accessToken(this.callContext(options))).scopes;
+  }
+
+  /**
+   * Sends a request of the API with the token, retrying as the rules say; resolves with a 2xx
+   * answer (its body unread), rejects with an `ApiError` (or the signal's reason when aborted).
+   */
+  async send(request: Request, options: RequestOptions = {}): Promise<Response> {
+    const call = this.callContext(options);
+    let reissued = false;
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.accessToken(call);
+      const headers = new Headers(request.headers);
+      headers.set('Authorization', `Bearer ${token.value}`);
+      if (this.options.userAgent) headers.set('User-Agent', this.options.userAgent);
+      this.requests++;
+      const response = await this.attempt(new Request(request, { headers }), call, attempt);
+      if (!response) continue; // a network error, backed off
+      this.observe(response);
+      if (response.ok) return response;
+      if (response.status === 401 && !reissued) {
+        const error = await ApiError.fromResponse(response);
+        if (error.code !== 'INVALID_ACCESS_TOKEN') throw error;
+        // Stale or revoked: drop it (unless a concurrent call already replaced it) and retry once.
+        if (this.token === token) this.token = null;
+        reissued = true;
+        attempt--;
+        continue;
+      }
+      await this.backOffOrThrow(response, call, attempt);
+    }
+  }
+
+  /** One fetch: its response, or null after a network error was backed off (thrown when out of attempts). */
+  private async attempt(request: Request, call: CallContext, attempt: number): Promise<Response | null> {
+    try {
+      return await this.fetchImpl(request, { signal: call.signal });
+    } catch (cause) {
+      if (call.signal.aborted) throw this.abortReason(call);
+      const error = new ApiError({
+        status: 0,
+        code: 'CONNECTION_ERROR',
+        detail: `${request.method} ${new URL(request.url).pathname}: ${(cause as Error)?.message ?? String(cause)}`,
+        cause,
+      });
+      await this.wait(this.backoff(attempt), call, attempt, error);
+      return null;
+    }
+  }
+
+  /** A retried status waits its turn (or throws when out of attempts or past the deadline); any other throws. */
+  private async backOffOrThrow(response: Response, call: CallContext, attempt: number): Promise<void> {
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), this.clock.now());
+    const error = await ApiError.fromResponse(response, retryAfter);
+    if (!RETRIED_STATUSES.has(response.status)) throw error;
+    const delay = retryAfter !== null ? retryAfter * 1000 : this.backoff(attempt);
+    await this.wait(delay, call, attempt, error);
+  }
+
+  /** Waits `delay` ms before the next attempt, unless attempts are spent or the wait would end past the deadline: then `error`. */
+  private async wait(delay: number, call: CallContext, attempt: number, error: ApiError): Promise<void> {
+    if (attempt >= this.maxRetries) throw error;
+    if (call.deadline !== null && this.clock.now() + delay >= call.deadline) throw error;
+    try {
+      await this.clock.sleep(delay, call.signal);
+    } catch {
+      throw this.abortReason(call);
+    }
+  }
+
+  /** Full jitter: uniform in [0, min(maxDelay, baseDelay · 2^attempt)). */
+  private backoff(attempt: number): number {
+    return this.clock.random() * Math.min(this.maxDelay, this.baseDelay * 2 ** attempt);
+  }
+
+  private observe(response: Response): void {
+    const state = parseRateLimit(response.headers, new Date(this.clock.now()));
+    if (state) this.rateLimit = state;
+  }
+
+  /** The token to send: the cached one while it is fresh, else one request shared by every caller waiting for it. */
+  private async accessToken(call: CallContext): Promise<Token> {
+    if (this.token && this.clock.now() < this.token.renewAt) return this.token;
+    this.pendingToken ??= this.issueToken(call).finally(() => {
+      this.pendingToken = null;
+    });
+    const pending = this.pendingToken;
+    // This caller stops waiting when its own signal aborts; the request goes on for the others.
+    return await new Promise<Token>((resolve, reject) => {
+      const onAbort = () => reject(this.abortReason(call));
+      if (call.signal.aborted) return onAbort();
+      call.signal.addEventListener('abort', onAbort, { once: true });
+      pending.then(resolve, reject).finally(() => call.signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private async issueToken(call: CallContext): Promise<Token> {
+    const { clientId, clientSecret, scopes } = this.options;
+    const basic = btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+    const body = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scopes?.length) body.set('scope', scopes.join(' '));
+    for (let attempt = 0; ; attempt++) {
+      const request = new Request(`${this.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        body: body.toString(),
+      });
+      this.tokenRequests++;
+      const sentAt = this.clock.now();
+      const response = await this.attempt(request, call, attempt);
+      if (!response) continue;
+      if (!response.ok) {
+        await this.backOffOrThrow(response, call, attempt);
+        continue;
+      }
+      const issued = (await response.json()) as { access_token?: string; expires_in?: number; scope?: string };
+      if (typeof issued.access_token !== 'string' || typeof issued.expires_in !== 'number')
+        throw new ApiError({ status: response.status, code: 'INVALID_RESPONSE', detail: 'the token endpoint answered without access_token or expires_in' });
+      const lifetime = issued.expires_in * 1000;
+      const margin = Math.min((this.options.renewBeforeSeconds ?? 60) * 1000, lifetime / 2);
+      // Counted from when the request was sent: the token cannot have been issued before that.
+      this.token = { value: issued.access_token, scopes: (issued.scope ?? '').split(' ').filter(Boolean), renewAt: sentAt + lifetime - margin };
+      return this.token;
+    }
+  }
+
+  private callContext(options: RequestOptions): CallContext {
+    const timeout = options.timeout ?? this.options.timeout;
+    const deadline = timeout === undefined ? null : this.clock.now() + timeout;
+    const signals = [options.signal, timeout === undefined ? undefined : AbortSignal.timeout(timeout)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    return { signal, deadline, timedOut: () => timeout !== undefined && !options.signal?.aborted };
+  }
+
+  /** The caller's own abort reason, or a `TIMEOUT` error when it was the call's deadline. */
+  private abortReason(call: CallContext): unknown {
+    if (call.timedOut()) return new ApiError({ status: 0, code: 'TIMEOUT', detail: 'the call did not complete within its timeout' });
+    return call.signal.reason;
+  }
+}
+
+interface CallContext {
+  signal: AbortSignal;
+  /** The call's deadline (ms since the epoch), or null. */
+  deadline: number | null;
+  timedOut(): boolean;
+}
