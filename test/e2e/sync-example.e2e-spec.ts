@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { runCli } from '../support/cli';
-import { Copy, Journal, readJournal } from '../support/sync-journal';
+import { accessToken, differences, readEverything } from '../support/full-read';
+import { Journal, readJournal } from '../support/sync-journal';
 import { createTestApp, eventually, sleep } from '../support/test-app';
 
 const run = promisify(execFile);
@@ -44,83 +45,8 @@ describe('examples/sync.mjs against seed:activity', () => {
   });
   afterAll(() => app.close());
 
-  async function token(): Promise<string> {
-    const res = await fetch(`${base}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.client_id, client_secret: demo.client_secret }),
-    });
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
-
-  /** Everything the API holds for the company now, in the example's shape, read through the list and detail routes. */
-  async function fullRead(): Promise<Copy> {
-    const bearer = { Authorization: `Bearer ${await token()}` };
-    const get = async (path: string) => {
-      const res = await fetch(`${base}${path}`, { headers: bearer });
-      expect([path, res.status]).toEqual([path, 200]);
-      return (await res.json()) as {
-        data: Array<Record<string, unknown>> & Record<string, unknown>;
-        pagination?: { next_cursor: string | null };
-      };
-    };
-    const all = async (path: string) => {
-      const items: Array<Record<string, unknown>> = [];
-      let cursor: string | null | undefined;
-      do {
-        const page = await get(`${path}${path.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-        items.push(...page.data);
-        cursor = page.pagination?.next_cursor;
-      } while (cursor);
-      return items;
-    };
-    const copy: Copy = {};
-    for (const [object, collection] of [
-      ['meeting', 'meetings'],
-      ['call', 'calls'],
-    ]) {
-      for (const item of await all(`/v1/${collection}`)) {
-        const id = item.id as string;
-        const at = `/v1/${collection}/${id}`;
-        copy[`${object}:${id}`] = {
-          object,
-          id,
-          parent_id: null,
-          details: (await get(at)).data,
-          evaluation: (await get(`${at}/evaluations/overall`)).data,
-          answers: (await get(`${at}/answers`)).data,
-          transcript: (await get(`${at}/transcript`)).data,
-        };
-      }
-    }
-    for (const [object, collection] of [
-      ['email', 'emails'],
-      ['chat', 'chat'],
-    ]) {
-      for (const item of await all(`/v1/${collection}`)) {
-        const id = item.id as string;
-        copy[`${object}:${id}`] = { object, id, parent_id: null, details: (await get(`/v1/${collection}/${id}`)).data };
-        for (const message of await all(`/v1/${collection}/${id}/messages`)) {
-          const key = `${object}_message:${message.id as string}`;
-          copy[key] = { object: `${object}_message`, id: message.id as string, parent_id: id, details: message };
-        }
-      }
-    }
-    return copy;
-  }
-
-  /** The keys and parts where two copies differ. */
-  function differences(copy: Copy, truth: Copy): string[] {
-    const diffs: string[] = [];
-    for (const key of new Set([...Object.keys(copy), ...Object.keys(truth)])) {
-      if (!(key in copy)) diffs.push(`${key}: missing from the copy`);
-      else if (!(key in truth)) diffs.push(`${key}: in the copy, gone from the API`);
-      else
-        for (const part of new Set([...Object.keys(copy[key]), ...Object.keys(truth[key])]))
-          if (JSON.stringify(copy[key][part]) !== JSON.stringify(truth[key][part])) diffs.push(`${key}.${part} differs`);
-    }
-    return diffs;
-  }
+  const token = () => accessToken(base, demo.client_id, demo.client_secret);
+  const fullRead = async () => readEverything(base, await token());
 
   const sync = async (path = state(), ...args: string[]) => {
     const { stdout } = await run(process.execPath, [SCRIPT, '--state', path, ...args], { env: env() });
@@ -207,15 +133,23 @@ describe('examples/sync.mjs against seed:activity', () => {
   });
 
   /**
-   * A proxy in front of the app that passes every request through, except the first export: it
-   * sends that one's records one every 50 ms and holds back the last five and the trailer, so the
-   * example is still exporting when the test kills it. `ids`: that export's records, in order.
+   * A proxy in front of the app that passes every request through, except the first export when
+   * `dripExport`: it sends that one's records one every 50 ms and holds back the last five and the
+   * trailer, so the example is still exporting when the test kills it (`ids`: that export's records,
+   * in order); and the requests `hang` picks, which it never answers (`held`: their URLs).
    */
-  async function drippingProxy(): Promise<{ url: string; ids: string[]; close: () => Promise<void> }> {
+  async function drippingProxy(
+    options: { dripExport: boolean; hang?: (url: string) => boolean } = { dripExport: true },
+  ): Promise<{ url: string; ids: string[]; held: string[]; close: () => Promise<void> }> {
     const ids: string[] = [];
-    let dripped = false;
+    const held: string[] = [];
+    let dripped = !options.dripExport;
     const server = createServer((req, res) => {
       void (async () => {
+        if (options.hang?.(req.url!)) {
+          held.push(req.url!);
+          return; // never answered: the example waits for it until it is killed
+        }
         let body = '';
         for await (const chunk of req) body += chunk;
         const upstream = await fetch(`${base}${req.url}`, {
@@ -249,6 +183,7 @@ describe('examples/sync.mjs against seed:activity', () => {
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       ids,
+      held,
       close: async () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
@@ -287,6 +222,50 @@ describe('examples/sync.mjs against seed:activity', () => {
     const copy = await readJournal(path);
     expectCompacted(copy);
     expect(resumed.objects).toBe(Object.keys(copy.objects).length);
+    expect(differences(copy.objects, await fullRead())).toEqual([]);
+  });
+
+  it('killed (SIGKILL) in the middle of applying a page of the feed keeps its cursor, and on restart ends with zero differences', async () => {
+    const path = join(process.env.TEST_ROOT!, `sync-killed-feed-${process.pid}.json`);
+    await sync(path);
+    const before = await readJournal(path);
+    expect(before.cursor).toMatch(/^cur_/);
+    // Changes to every collection, for the feed after the copy.
+    const activity = await runCli(
+      {},
+      'seed:activity',
+      '--company',
+      demo.company_id,
+      '--minutes',
+      '0.05',
+      '--rate',
+      '1200',
+      '--seed',
+      '9',
+      '--json',
+    );
+    expect(activity.code).toBe(0);
+    // The second batch fetched by `ids` is never answered: the first was applied, the page is half done.
+    let batches = 0;
+    const proxy = await drippingProxy({ dripExport: false, hang: (url) => url.includes('ids=') && ++batches === 2 });
+    let killedAt: Journal;
+    try {
+      const example = spawn(process.execPath, [SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
+      const exited = new Promise((resolve) => example.once('exit', resolve));
+      await eventually(async () => proxy.held.length === 1, 30_000);
+      example.kill('SIGKILL');
+      await exited;
+      killedAt = await readJournal(path);
+    } finally {
+      await proxy.close();
+    }
+    // Killed while applying: the stored cursor is still the one before those entries.
+    expect(killedAt.cursor).toBe(before.cursor);
+    const [resumed] = await sync(path);
+    expect(resumed.entries).toBeGreaterThan(0);
+    const copy = await readJournal(path);
+    expectCompacted(copy);
+    expect(copy.cursor).not.toBe(before.cursor);
     expect(differences(copy.objects, await fullRead())).toEqual([]);
   });
 
