@@ -37,7 +37,8 @@ import { CursorCodec } from '../../src/common/cursors/cursor-codec';
 import { loadConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { RuntimeSecrets } from '../../src/config/runtime-secrets';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { Received, WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookVerificationError, verifyWebhook } from '../../sdk/src/index';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 
 const ALL: Scope[] = [...ALL_SCOPES];
@@ -387,6 +388,11 @@ describe('webhooks: a worker in the API process', () => {
     expect(during.signature.split(' ')).toHaveLength(2);
     expect(WebhookReceiver.verifies(endpoint.secret, during)).toBe(true);
     expect(WebhookReceiver.verifies(secret, during)).toBe(true);
+    // The SDK's verifyWebhook on the real delivery: either secret, or both as a receiver holds them during a rotation.
+    const headersOf = (r: Received) => ({ 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature });
+    expect(verifyWebhook(headersOf(during), during.body, endpoint.secret)).toEqual(during.event);
+    expect(verifyWebhook(new Headers(headersOf(during)), Buffer.from(during.body), [secret, endpoint.secret])).toEqual(during.event);
+    expect(() => verifyWebhook(headersOf(during), during.body.replace('}', ' }'), [secret, endpoint.secret])).toThrow(WebhookVerificationError);
     const twice = await cli({}, 'webhooks:rotate-secret', '--endpoint', endpoint.endpoint_id);
     expect(twice).toMatchObject({ code: 1, json: { error: { code: 'ROTATION_IN_PROGRESS' } } });
 
@@ -399,6 +405,8 @@ describe('webhooks: a worker in the API process', () => {
     expect(afterwards.signature.split(' ')).toHaveLength(1);
     expect(WebhookReceiver.verifies(secret, afterwards)).toBe(true);
     expect(WebhookReceiver.verifies(endpoint.secret, afterwards)).toBe(false);
+    expect(() => verifyWebhook(headersOf(afterwards), afterwards.body, endpoint.secret)).toThrow(WebhookVerificationError);
+    expect(verifyWebhook(headersOf(afterwards), afterwards.body, [endpoint.secret, secret]).data).toEqual(afterwards.event.data);
     const again = await cli({}, 'webhooks:expire-previous-secret', '--endpoint', endpoint.endpoint_id);
     expect(again.json).toMatchObject({ expired: false });
   });

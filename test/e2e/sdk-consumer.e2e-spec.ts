@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { runCli } from '../support/cli';
+import { accessToken } from '../support/full-read';
+import { createTestApp } from '../support/test-app';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '../..');
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+
+/** A strict TypeScript program as an integrator writes it, against the package's public types only. */
+const PROGRAM = `
+import { ApiError, ConversationApi, MemoryStore, verifyWebhook, type Meeting, type SyncResult } from '@conversation-read-api/sdk';
+
+const api = new ConversationApi({ baseUrl: process.env.BASE_URL!, clientId: process.env.CLIENT_ID!, clientSecret: process.env.CLIENT_SECRET! });
+const titles: string[] = [];
+for await (const meeting of api.meetings.list({ limit: 7, audience: 'external' })) titles.push(meeting.title);
+const [firstId] = (await api.meetings.list({ limit: 1 }).firstPage()).data.map((m) => m.id);
+const meeting: Meeting = await api.meetings.get(firstId!, { include: ['evaluation', 'transcript'] });
+const store = new MemoryStore();
+const result: SyncResult = await api.sync(store);
+let notFound: string | null = null;
+try {
+  await api.calls.get('call_0000000000000000000000');
+} catch (error) {
+  if (error instanceof ApiError) notFound = \`\${error.status} \${error.code}\`;
+}
+// @ts-expect-error: a limit is a number (the types are the OpenAPI document's, not any)
+api.meetings.list({ limit: 'seven' });
+// @ts-expect-error: meetings have no 'messages' part
+api.meetings.list({ include: ['messages'] });
+// @ts-expect-error: the feed's types are the six object types
+api.changes.list({ types: ['meetings'] });
+let refused = false;
+try {
+  verifyWebhook({ 'webhook-id': 'x', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' }, '{}', 'whsec_' + Buffer.from('k').toString('base64'));
+} catch {
+  refused = true;
+}
+console.log(JSON.stringify({ titles, included: Object.keys(meeting.included ?? {}).sort(), objects: store.objects.size, exported: result.exported, notFound, refused, remaining: api.rateLimit?.policies.length }));
+`;
+
+/**
+ * The package as an integrator gets it: packed (`npm pack`, which builds it), installed into a fresh
+ * directory, used by a strict TypeScript program (compiled against the published declarations,
+ * with type errors that must stay errors) and by CommonJS, both run against the service.
+ */
+describe('the SDK as a consumer installs it', () => {
+  let app: NestExpressApplication;
+  let base: string;
+  let demo: { company_id: string; client_id: string; client_secret: string };
+  let dir: string;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const seeded = await runCli({}, 'seed:demo', '--json');
+    expect(seeded.code).toBe(0);
+    demo = JSON.parse(seeded.stdout.trim());
+    dir = await mkdtemp(join(tmpdir(), 'sdk-consumer-'));
+  });
+  afterAll(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('npm pack, npm install into a fresh directory, a strict TypeScript program compiles and runs, and require() works', async () => {
+    // Packed from a copy of sdk/ (its prepack builds it), so sdk/dist, which the examples run from, is never rebuilt under them.
+    const source = join(dir, 'sdk');
+    await cp(join(ROOT, 'sdk'), source, { recursive: true, filter: (path) => !/\/sdk\/(dist|node_modules)(\/|$)|\.tgz$/.test(path) });
+    await symlink(join(ROOT, 'node_modules'), join(source, 'node_modules'));
+    const npm = { cwd: source, env: { ...process.env, npm_config_loglevel: 'error' }, maxBuffer: 16 << 20 };
+    const { stdout } = await run('npm', ['pack', '--pack-destination', dir, '--json'], npm);
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = packed!.files.map((f) => f.path);
+    expect(packed!.filename).toMatch(/^conversation-read-api-sdk-\d+\.\d+\.\d+\.tgz$/);
+    expect(files).toEqual(expect.arrayContaining(['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/package.json', 'openapi.json']));
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+
+    const app_ = join(dir, 'app');
+    await run('mkdir', ['-p', app_]);
+    await writeFile(join(app_, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed!.filename)], { ...npm, cwd: app_ });
+    await writeFile(join(app_, 'program.ts'), PROGRAM);
+    await writeFile(
+      join(app_, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files: ['program.ts'],
+      }),
+    );
+    await run(process.execPath, [TSC, '-p', app_], { cwd: app_ }).catch((error: { stdout: string }) => {
+      throw new Error(`the consumer program does not compile:\n${error.stdout}`);
+    });
+
+    const env = { PATH: process.env.PATH, BASE_URL: base, CLIENT_ID: demo.client_id, CLIENT_SECRET: demo.client_secret };
+    const out = JSON.parse((await run(process.execPath, [join(app_, 'program.js')], { cwd: app_, env })).stdout.trim()) as {
+      titles: string[];
+      included: string[];
+      objects: number;
+      exported: number;
+      notFound: string;
+      refused: boolean;
+      remaining: number;
+    };
+    const token = await accessToken(base, demo.client_id, demo.client_secret);
+    const external = (await (await fetch(`${base}/v1/meetings?audience=external&limit=100`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+      data: Array<{ title: string }>;
+    };
+    expect(out.titles).toEqual(external.data.map((m) => m.title));
+    expect(out).toMatchObject({ included: ['evaluation', 'transcript'], notFound: '404 RESOURCE_NOT_FOUND', refused: true, remaining: 2 });
+    expect(out.exported).toBeGreaterThan(50);
+    expect(out.objects).toBeGreaterThan(out.exported);
+
+    // CommonJS: require() gets the CJS build, which works the same.
+    const cjs = `const { ConversationApi } = require('@conversation-read-api/sdk');
+      new ConversationApi({ baseUrl: process.env.BASE_URL, clientId: process.env.CLIENT_ID, clientSecret: process.env.CLIENT_SECRET })
+        .context().then((c) => console.log(c.company.id));`;
+    expect((await run(process.execPath, ['-e', cjs], { cwd: app_, env })).stdout.trim()).toBe(demo.company_id);
+  });
+});
