@@ -107,7 +107,8 @@ export class ConversationApi {
         params: { query: serialize({ ...query, after }) },
         parseAs: 'stream',
         headers: { Accept: 'application/x-ndjson' },
-        fetch: (request: Request) => this.transport.send(request, { signal }),
+        // No deadline by default: a whole company's stream may take hours; `signal` stops it.
+        fetch: (request: Request) => this.transport.send(request, { signal, timeout: undefined }),
       });
       return response;
     }, options);

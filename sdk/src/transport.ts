@@ -59,6 +59,7 @@ export interface TransportOptions {
 /** Per call: an `AbortSignal` and a deadline in ms (retries and waits included); neither is ever waited past. */
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** The call's deadline in ms, retries, waits and the body included (default: the client's `timeout`). */
   timeout?: number;
 }
 
@@ -234,7 +235,8 @@ export class Transport {
   }
 
   private callContext(options: RequestOptions): CallContext {
-    const timeout = options.timeout ?? this.options.timeout;
+    // An explicit `timeout: undefined` means none (the export stream: its body may take hours).
+    const timeout = 'timeout' in options ? options.timeout : this.options.timeout;
     const deadline = timeout === undefined ? null : this.clock.now() + timeout;
     const signals = [options.signal, timeout === undefined ? undefined : AbortSignal.timeout(timeout)].filter(
       (s): s is AbortSignal => s !== undefined,
