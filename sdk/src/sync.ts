@@ -54,6 +54,8 @@ export interface SyncProgress {
   exported: number;
   /** Objects fetched by id for feed entries. */
   fetched: number;
+  /** Objects written to the store (records and messages; one written twice counts twice). */
+  objects: number;
   created: number;
   updated: number;
   deleted: number;
@@ -120,6 +122,7 @@ class Sync {
     entries: 0,
     exported: 0,
     fetched: 0,
+    objects: 0,
     created: 0,
     updated: 0,
     deleted: 0,
@@ -152,7 +155,7 @@ class Sync {
   }
 
   private async round(): Promise<void> {
-    this.progress = { phase: 'feed', pages: 0, entries: 0, exported: 0, fetched: 0, created: 0, updated: 0, deleted: 0, requests: 0, lag: 0 };
+    this.progress = { phase: 'feed', pages: 0, entries: 0, exported: 0, fetched: 0, objects: 0, created: 0, updated: 0, deleted: 0, requests: 0, lag: 0 };
     this.requestsAtStart = this.api.transport.requests;
     this.scopes = await this.api.transport.scopes({ signal: this.options.signal });
     if (!this.checkpoint || 'export' in this.checkpoint) {
@@ -209,7 +212,9 @@ class Sync {
     if (type === 'meeting' || type === 'call') Object.assign(copy, included ?? {});
     const created = !(await this.has(`${type}:${record.id}`));
     await this.store.put(`${type}:${record.id}`, copy);
+    this.progress.objects++;
     const messages = included?.messages as Array<{ id: string }> | undefined;
+    this.progress.objects += messages?.length ?? 0;
     for (const message of messages ?? [])
       await this.store.put(`${type}_message:${message.id}`, { object: `${type}_message` as SyncObjectType, id: message.id, parent_id: record.id, details: message });
     return created;

@@ -261,10 +261,12 @@ describe('SDK (@conversation-read-api/sdk) against the service', () => {
       if (useExport) {
         expect(result.exported).toBeGreaterThan(50);
         expect(result.requests).toBeLessThan(10); // one export and the feed after it
+        expect(result.objects).toBe(store.objects.size); // each record and message written once
         expect(progress[0]!.phase).toBe('export');
       } else {
         expect(result.exported).toBe(0);
         expect(result.entries).toBeGreaterThan(50);
+        expect(result.objects).toBeGreaterThanOrEqual(store.objects.size); // at least once
       }
       expect(progress[progress.length - 1]).toMatchObject({ phase: 'feed', lag: 0 });
       // A second run from the stored cursor: nothing new, one feed page.
