@@ -190,8 +190,11 @@ export class Transport {
 
   /** The token to send: the cached one while it is fresh, else one request shared by every caller waiting for it. */
   private async accessToken(call: CallContext): Promise<Token> {
+    if (call.signal.aborted) throw this.abortReason(call); // before a token request is started that nobody would wait for
     if (this.token && this.clock.now() < this.token.renewAt) return this.token;
-    this.pendingToken ??= this.issueToken(call).finally(() => {
+    // Bound to none of the callers' signals (only to the client's default timeout): one caller
+    // aborting, or its deadline passing, must not fail the request the others are waiting for.
+    this.pendingToken ??= this.issueToken(this.callContext({})).finally(() => {
       this.pendingToken = null;
     });
     const pending = this.pendingToken;
@@ -225,11 +228,19 @@ export class Transport {
       }
       const issued = (await response.json()) as { access_token?: string; expires_in?: number; scope?: string };
       if (typeof issued.access_token !== 'string' || typeof issued.expires_in !== 'number')
-        throw new ApiError({ status: response.status, code: 'INVALID_RESPONSE', detail: 'the token endpoint answered without access_token or expires_in' });
+        throw new ApiError({
+          status: response.status,
+          code: 'INVALID_RESPONSE',
+          detail: 'the token endpoint answered without access_token or expires_in',
+        });
       const lifetime = issued.expires_in * 1000;
       const margin = Math.min((this.options.renewBeforeSeconds ?? 60) * 1000, lifetime / 2);
       // Counted from when the request was sent: the token cannot have been issued before that.
-      this.token = { value: issued.access_token, scopes: (issued.scope ?? '').split(' ').filter(Boolean), renewAt: sentAt + lifetime - margin };
+      this.token = {
+        value: issued.access_token,
+        scopes: (issued.scope ?? '').split(' ').filter(Boolean),
+        renewAt: sentAt + lifetime - margin,
+      };
       return this.token;
     }
   }
