@@ -1,4 +1,5 @@
 import createClient from 'openapi-fetch';
+import { ApiError } from './errors.js';
 import { ExportStream, ExportStreamOptions } from './export.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { Page, PageIterable } from './pagination.js';
@@ -108,7 +109,7 @@ export class ConversationApi {
         parseAs: 'stream',
         headers: { Accept: 'application/x-ndjson' },
         // No deadline by default: a whole company's stream may take hours; `signal` stops it.
-        fetch: (request: Request) => this.transport.send(request, { signal, timeout: undefined }),
+        fetch: (request: Request) => this.transport.send(request, { signal, timeout: undefined }, true),
       });
       return response;
     }, options);
@@ -120,16 +121,37 @@ export class ConversationApi {
   }
 
   /** One GET of a JSON route through the transport; the parsed 200 body. @internal */
-  async get<T>(path: string, query: object | undefined, pathParams: Record<string, string> | undefined, options: RequestOptions = {}): Promise<T> {
-    const { data } = await this.http.GET(path as '/v1/context', {
-      params: { query: serialize(query), path: pathParams } as never,
-      fetch: (request: Request) => this.transport.send(request, options),
-    });
-    return data as T;
+  async get<T>(
+    path: string,
+    query: object | undefined,
+    pathParams: Record<string, string> | undefined,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    for (const [name, id] of Object.entries(pathParams ?? {})) {
+      // An empty or dot segment would be normalised away and reach another route.
+      if (typeof id !== 'string' || id === '' || id === '.' || id === '..')
+        throw new TypeError(`${name} must be an id, not ${JSON.stringify(id)}`);
+    }
+    try {
+      const { data } = await this.http.GET(path as '/v1/context', {
+        params: { query: serialize(query), path: pathParams } as never,
+        fetch: (request: Request) => this.transport.send(request, options),
+      });
+      return data as T;
+    } catch (error) {
+      if (error instanceof SyntaxError)
+        throw new ApiError({ status: 200, code: 'INVALID_RESPONSE', detail: `${path}: the answer is not JSON`, cause: error });
+      throw error;
+    }
   }
 
   /** A list route as an iterable of its items. @internal */
-  list<T, P extends Page<T> = Page<T>>(path: string, query: object | undefined, pathParams: Record<string, string> | undefined, options?: RequestOptions): PageIterable<T, P> {
+  list<T, P extends Page<T> = Page<T>>(
+    path: string,
+    query: object | undefined,
+    pathParams: Record<string, string> | undefined,
+    options?: RequestOptions,
+  ): PageIterable<T, P> {
     return new PageIterable<T, P>((cursor) => this.get<P>(path, { ...query, cursor }, pathParams, options));
   }
 }
@@ -156,7 +178,9 @@ export class RecordingResource<R, Q extends object> {
 
   /** Its overall evaluation (`status: not_started` and nulls before one exists). */
   async evaluation(id: string, options?: RequestOptions): Promise<OverallEvaluation> {
-    return (await this.api.get<{ data: OverallEvaluation }>(`${this.path}/{${this.param}}/evaluations/overall`, {}, { [this.param]: id }, options)).data;
+    return (
+      await this.api.get<{ data: OverallEvaluation }>(`${this.path}/{${this.param}}/evaluations/overall`, {}, { [this.param]: id }, options)
+    ).data;
   }
 
   /** The answers to its default template's questions, in question order. */
@@ -197,7 +221,14 @@ export class ConversationResource<C, M, Q extends object, MQ extends object> {
 
   /** One of its messages by id, as its page shows it. */
   async message(id: string, messageId: string, options?: RequestOptions): Promise<M> {
-    return (await this.api.get<{ data: M }>(`${this.path}/{${this.param}}/messages/{message_id}`, {}, { [this.param]: id, message_id: messageId }, options)).data;
+    return (
+      await this.api.get<{ data: M }>(
+        `${this.path}/{${this.param}}/messages/{message_id}`,
+        {},
+        { [this.param]: id, message_id: messageId },
+        options,
+      )
+    ).data;
   }
 }
 

@@ -65,7 +65,13 @@ export class ApiError extends Error {
       const oauth = body as { error: string; error_description?: string };
       return new ApiError({ status: response.status, code: oauth.error, detail: oauth.error_description ?? '', requestId, retryAfter });
     }
-    return new ApiError({ status: response.status, code: `HTTP_${response.status}`, detail: response.statusText || 'no error body', requestId, retryAfter });
+    return new ApiError({
+      status: response.status,
+      code: `HTTP_${response.status}`,
+      detail: response.statusText || 'no error body',
+      requestId,
+      retryAfter,
+    });
   }
 }
 

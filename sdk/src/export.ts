@@ -51,15 +51,26 @@ export class ExportStream implements AsyncIterable<ExportRecord> {
     this.started = true;
     const resume = this.options.resume ?? true;
     const maxResumes = this.options.maxResumes ?? 5;
-    for (let cuts = 0; ; ) {
+    for (let cuts = 0; ;) {
       const response = await this.open(this.lastId ?? undefined, this.options.signal);
       this.requests++;
-      this.feedCursor ??= response.headers.get('feed-cursor');
+      if (this.requests === 1) {
+        // The first answer's cursor is the one to follow the feed from; a later one could skip what this snapshot missed.
+        this.feedCursor = response.headers.get('feed-cursor');
+        if (!this.feedCursor)
+          throw new ApiError({
+            status: response.status,
+            code: 'INVALID_RESPONSE',
+            detail: 'the export answered without its Feed-Cursor header',
+          });
+      }
       let progressed = false;
       let cause: unknown = null;
       try {
         for await (const line of lines(response)) {
           const record = JSON.parse(line) as ExportRecord | ExportTrailer;
+          if (typeof record !== 'object' || record === null || typeof record.object !== 'string')
+            throw new SyntaxError(`not a record: ${line.slice(0, 100)}`);
           if (record.object === 'export') {
             this.trailer = record as ExportTrailer;
             return;
@@ -70,7 +81,8 @@ export class ExportStream implements AsyncIterable<ExportRecord> {
         }
       } catch (error) {
         if (this.options.signal?.aborted) throw this.options.signal.reason;
-        if (error instanceof SyntaxError) throw new ApiError({ status: 0, code: 'INVALID_RESPONSE', detail: `an export line is not JSON: ${error.message}` });
+        if (error instanceof SyntaxError)
+          throw new ApiError({ status: 0, code: 'INVALID_RESPONSE', detail: `an export line is not JSON: ${error.message}` });
         cause = error;
       }
       cuts = progressed ? 1 : cuts + 1;
@@ -95,9 +107,11 @@ async function* lines(response: Response): AsyncGenerator<string, void, undefine
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      // Only the new text is searched for a newline: a long line in many chunks stays linear.
+      const from = buffered.length;
       buffered += decoder.decode(value, { stream: true });
       let start = 0;
-      for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n', start)) {
+      for (let nl = buffered.indexOf('\n', from); nl !== -1; nl = buffered.indexOf('\n', start)) {
         const line = buffered.slice(start, nl);
         start = nl + 1;
         if (line.trim()) yield line;

@@ -55,8 +55,11 @@ export function parseRateLimit(headers: Headers, now: Date): RateLimitState | nu
 
 /** `Retry-After` in seconds: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now: number): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // An IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`; anything else is unreadable (normal backoff applies).
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
+  const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
 }

@@ -35,11 +35,18 @@ const END = Buffer.from('}\n');
 const PUT = Buffer.from('{"put":"');
 const VALUE = Buffer.from(',"value":');
 
-/** One file written through one stream, in batches, waiting for the stream to drain when it asks to. */
+/**
+ * One file written through one stream, in batches; `flush` resolves once its bytes are written
+ * (handed to the file system), and a write error (a full disk) rejects the next write, flush or
+ * close instead of crashing the process.
+ */
 class Writer {
   private parts: Buffer[] = [];
   private size = 0;
-  private constructor(private readonly stream: WriteStream) {}
+  private failure: Error | null = null;
+  private constructor(private readonly stream: WriteStream) {
+    stream.on('error', (error) => (this.failure ??= error));
+  }
 
   static async open(path: string, flags: string): Promise<Writer> {
     const stream = createWriteStream(path, { flags, highWaterMark: 4 * BATCH });
@@ -47,6 +54,7 @@ class Writer {
     return new Writer(stream);
   }
   async write(...chunks: Array<string | Buffer>): Promise<void> {
+    if (this.failure) throw this.failure;
     for (const chunk of chunks) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       this.parts.push(bytes);
@@ -55,16 +63,18 @@ class Writer {
     if (this.size >= BATCH) await this.flush();
   }
   async flush(): Promise<void> {
+    if (this.failure) throw this.failure;
     if (!this.size) return;
-    const ok = this.stream.write(Buffer.concat(this.parts, this.size));
+    const bytes = Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
-    if (!ok) await once(this.stream, 'drain');
+    await new Promise<void>((resolve, reject) => this.stream.write(bytes, (error) => (error ? reject(error) : resolve())));
   }
   async close(): Promise<void> {
     await this.flush();
     await new Promise<void>((resolve, reject) => {
-      this.stream.once('close', () => resolve()).once('error', reject);
+      if (this.stream.closed) return this.failure ? reject(this.failure) : resolve();
+      this.stream.once('close', () => (this.failure ? reject(this.failure) : resolve()));
       this.stream.end();
     });
   }
@@ -202,6 +212,27 @@ export class JsonFileStore implements SyncStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    if (tail.length && !this.lines) {
+      // A file of one JSON document without a newline: the state file of examples/sync.mjs before it
+      // kept a journal ({"cursor", "export", "objects"}). Converted, never taken for a torn line.
+      let earlier: { cursor?: string | null; export?: unknown; objects?: Record<string, unknown> } | null = null;
+      try {
+        earlier = JSON.parse(Buffer.concat(tail).toString('utf8'));
+      } catch {
+        earlier = null; // a first line cut by a crash
+      }
+      if (earlier && typeof earlier === 'object') {
+        if (!earlier.objects || typeof earlier.objects !== 'object')
+          throw new Error(`${this.path}: neither a journal nor a copy of the earlier format`);
+        for (const [key, value] of Object.entries(earlier.objects)) this.objects.set(key, Buffer.from(JSON.stringify(value)));
+        this.checkpoint = earlier.export
+          ? ({ export: earlier.export } as SyncCheckpoint)
+          : earlier.cursor
+            ? { cursor: earlier.cursor }
+            : null;
+        return this.compact();
+      }
+    }
     if (!this.checkpoint && this.lines) {
       // Nothing was checkpointed: a first copy cut before its first checkpoint is no base to resume from.
       this.objects.clear();
@@ -234,10 +265,12 @@ export class JsonFileStore implements SyncStore {
       } catch {
         throw new Error(`${this.path}: line ${this.lines + 1} is damaged (not JSON); only a last line may be cut`);
       }
-      if (entry.put !== undefined) this.objects.set(entry.put, Buffer.from(JSON.stringify(entry.value)));
-      else if (entry.delete !== undefined) this.objects.delete(entry.delete);
-      else if (entry.export !== undefined) this.checkpoint = { export: entry.export } as SyncCheckpoint;
-      else if (entry.cursor !== undefined) this.checkpoint = { cursor: entry.cursor };
+      const keys = entry && typeof entry === 'object' ? Object.keys(entry).sort().join(',') : '';
+      if (keys === 'put,value' && typeof entry.put === 'string') this.objects.set(entry.put, Buffer.from(JSON.stringify(entry.value)));
+      else if (keys === 'delete' && typeof entry.delete === 'string') this.objects.delete(entry.delete);
+      else if (keys === 'export' && entry.export && typeof entry.export === 'object')
+        this.checkpoint = { export: entry.export } as SyncCheckpoint;
+      else if (keys === 'cursor' && typeof entry.cursor === 'string') this.checkpoint = { cursor: entry.cursor };
       else throw new Error(`${this.path}: line ${this.lines + 1} is not a journal line`);
     }
     this.lines++;

@@ -94,7 +94,12 @@ const COLLECTIONS: Record<Collection, { scope: string; content?: string }> = {
   email: { scope: 'emails.read', content: 'emails.content.read' },
   chat: { scope: 'chat.read', content: 'chat.content.read' },
 };
-const COLLECTION_OF_EXPORT: Record<string, Collection> = { meeting: 'meeting', call: 'call', email_conversation: 'email', chat_conversation: 'chat' };
+const COLLECTION_OF_EXPORT: Record<string, Collection> = {
+  meeting: 'meeting',
+  call: 'call',
+  email_conversation: 'email',
+  chat_conversation: 'chat',
+};
 const BATCH = 100;
 const EXPORT_CHECKPOINT_RECORDS = 1000;
 const EXPORT_CHECKPOINT_MS = 1000;
@@ -147,15 +152,29 @@ class Sync {
         if (this.options.follow) await this.api.transport.clock.sleep(this.options.interval ?? 5000, signal);
       } while (this.options.follow);
     } catch (error) {
-      if (!signal?.aborted) throw error;
-      this.finishRound(); // stopped at a safe point: what was checkpointed holds
+      // Stopped by the signal (everything rejects with its very reason): what was checkpointed holds.
+      // Any other failure, even one around the time of an abort, is thrown.
+      if (!signal?.aborted || error !== signal.reason) throw error;
+      this.finishRound();
     }
     this.total.checkpoint = this.checkpoint;
     return this.total;
   }
 
   private async round(): Promise<void> {
-    this.progress = { phase: 'feed', pages: 0, entries: 0, exported: 0, fetched: 0, objects: 0, created: 0, updated: 0, deleted: 0, requests: 0, lag: 0 };
+    this.progress = {
+      phase: 'feed',
+      pages: 0,
+      entries: 0,
+      exported: 0,
+      fetched: 0,
+      objects: 0,
+      created: 0,
+      updated: 0,
+      deleted: 0,
+      requests: 0,
+      lag: 0,
+    };
     this.requestsAtStart = this.api.transport.requests;
     this.scopes = await this.api.transport.scopes({ signal: this.options.signal });
     if (!this.checkpoint || 'export' in this.checkpoint) {
@@ -181,8 +200,8 @@ class Sync {
   }
 
   private async save(checkpoint: SyncCheckpoint): Promise<void> {
-    this.checkpoint = checkpoint;
     await this.store.saveCursor(checkpoint);
+    this.checkpoint = checkpoint; // only once the store has it
     this.report();
   }
 
@@ -197,7 +216,8 @@ class Sync {
 
   /** The parts kept of a collection's objects, by the token's scopes. */
   private partsOf(type: Collection): string[] {
-    if (type === 'meeting' || type === 'call') return ['evaluation', 'answers', ...(this.scopes.includes('transcriptions.read') ? ['transcript'] : [])];
+    if (type === 'meeting' || type === 'call')
+      return ['evaluation', 'answers', ...(this.scopes.includes('transcriptions.read') ? ['transcript'] : [])];
     return this.withContent(type) ? ['messages'] : [];
   }
 
@@ -216,7 +236,12 @@ class Sync {
     const messages = included?.messages as Array<{ id: string }> | undefined;
     this.progress.objects += messages?.length ?? 0;
     for (const message of messages ?? [])
-      await this.store.put(`${type}_message:${message.id}`, { object: `${type}_message` as SyncObjectType, id: message.id, parent_id: record.id, details: message });
+      await this.store.put(`${type}_message:${message.id}`, {
+        object: `${type}_message` as SyncObjectType,
+        id: message.id,
+        parent_id: record.id,
+        details: message,
+      });
     return created;
   }
 
@@ -245,6 +270,12 @@ class Sync {
     for (;;) {
       const position = this.checkpoint && 'export' in this.checkpoint ? this.checkpoint.export : null;
       const index = position?.stream ?? 0;
+      if (index >= streams.length)
+        throw new ApiError({
+          status: 0,
+          code: 'SCOPES_CHANGED',
+          detail: 'the token reads other collections than when this first copy began: take a fresh copy into an empty store',
+        });
       const { types, include } = streams[index]!;
       const stream = this.api.export(
         { types, ...(include.length ? { include: include as never } : {}) },
@@ -258,7 +289,8 @@ class Sync {
             // The first Feed-Cursor, before any record: a restart that replays them keeps it.
             await this.save({ export: { feed_cursor: stream.feedCursor!, after: null, stream: 0 } });
           }
-          if (await this.storeRecord(COLLECTION_OF_EXPORT[(record as ExportRecord & { object: string }).object]!, record as never)) this.progress.created++;
+          if (await this.storeRecord(COLLECTION_OF_EXPORT[(record as ExportRecord & { object: string }).object]!, record as never))
+            this.progress.created++;
           this.progress.exported++;
           if (++since >= EXPORT_CHECKPOINT_RECORDS || Date.now() - at >= EXPORT_CHECKPOINT_MS) {
             await this.saveExportAfter(record.id);
@@ -343,7 +375,10 @@ class Sync {
       const include = this.partsOf(type);
       for (let i = 0; i < ids.length; i += BATCH) {
         const query = { ids: ids.slice(i, i + BATCH), limit: BATCH, ...(include.length ? { include: include as never[] } : {}) };
-        const list = resources[type].list(query as never, { signal: this.options.signal }) as AsyncIterable<{ id: string; included?: Record<string, unknown> }>;
+        const list = resources[type].list(query as never, { signal: this.options.signal }) as AsyncIterable<{
+          id: string;
+          included?: Record<string, unknown>;
+        }>;
         for await (const record of list) {
           this.progress.fetched++;
           if (await this.storeRecord(type, record)) this.progress.created++;

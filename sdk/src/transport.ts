@@ -71,6 +71,10 @@ interface Token {
 }
 
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** The longest timer Node keeps (2^31 − 1 ms): a longer wait would fire at once. */
+const MAX_WAIT = 2 ** 31 - 1;
+/** The token request's deadline when the client has no default timeout. */
+const TOKEN_TIMEOUT = 30_000;
 
 /**
  * The one place requests leave the SDK: a token cached until shortly before it expires and
@@ -96,7 +100,8 @@ export class Transport {
   tokenRequests = 0;
 
   constructor(private readonly options: TransportOptions) {
-    if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    if (!/^https?:\/\/[^/]/i.test(options.baseUrl ?? ''))
+      throw new TypeError(`baseUrl must be an http(s) URL, not ${JSON.stringify(options.baseUrl)}`);
     if (!options.clientId || !options.clientSecret) throw new TypeError('clientId and clientSecret are required');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
@@ -108,15 +113,31 @@ export class Transport {
 
   /** The scopes of the current token (a token is requested when there is none). */
   async scopes(options: RequestOptions = {}): Promise<string[]> {
-    return (await this.accessToken(this.callContext(options))).scopes;
+    const call = this.callContext(options);
+    try {
+      return (await this.accessToken(call)).scopes;
+    } finally {
+      call.dispose();
+    }
   }
 
   /**
    * Sends a request of the API with the token, retrying as the rules say; resolves with a 2xx
-   * answer (its body unread), rejects with an `ApiError` (or the signal's reason when aborted).
+   * answer, rejects with an `ApiError` (or the signal's reason when aborted). The answer's body is
+   * read inside the retry loop (a body cut or stalled counts as a network error, retried, and the
+   * deadline covers it), unless `streamed`: then it is returned unread, for the caller to stream.
    */
-  async send(request: Request, options: RequestOptions = {}): Promise<Response> {
+  async send(request: Request, options: RequestOptions = {}, streamed = false): Promise<Response> {
     const call = this.callContext(options);
+    try {
+      return await this.sendWithin(request, call, streamed);
+    } finally {
+      // A streamed body is still being read under the call's signal: its links stay.
+      if (!streamed) call.dispose();
+    }
+  }
+
+  private async sendWithin(request: Request, call: CallContext, streamed: boolean): Promise<Response> {
     let reissued = false;
     for (let attempt = 0; ; attempt++) {
       const token = await this.accessToken(call);
@@ -127,7 +148,12 @@ export class Transport {
       const response = await this.attempt(new Request(request, { headers }), call, attempt);
       if (!response) continue; // a network error, backed off
       this.observe(response);
-      if (response.ok) return response;
+      if (response.ok) {
+        if (streamed) return response;
+        const body = await this.readBody(response, request, call, attempt);
+        if (body) return body;
+        continue; // the body was cut, backed off
+      }
       if (response.status === 401 && !reissued) {
         const error = await ApiError.fromResponse(response);
         if (error.code !== 'INVALID_ACCESS_TOKEN') throw error;
@@ -146,16 +172,35 @@ export class Transport {
     try {
       return await this.fetchImpl(request, { signal: call.signal });
     } catch (cause) {
-      if (call.signal.aborted) throw this.abortReason(call);
-      const error = new ApiError({
-        status: 0,
-        code: 'CONNECTION_ERROR',
-        detail: `${request.method} ${new URL(request.url).pathname}: ${(cause as Error)?.message ?? String(cause)}`,
-        cause,
-      });
-      await this.wait(this.backoff(attempt), call, attempt, error);
+      await this.networkError(cause, request, call, attempt);
       return null;
     }
+  }
+
+  /** The whole body of a success, as a response of its own; null after a cut body was backed off. */
+  private async readBody(response: Response, request: Request, call: CallContext, attempt: number): Promise<Response | null> {
+    try {
+      const bytes = await response.arrayBuffer();
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } catch (cause) {
+      await this.networkError(cause, request, call, attempt);
+      return null;
+    }
+  }
+
+  /** A failure without an answer (or in the middle of one): the caller's abort, or a CONNECTION_ERROR backed off (thrown when out of attempts). */
+  private async networkError(cause: unknown, request: Request, call: CallContext, attempt: number): Promise<void> {
+    if (call.signal.aborted) throw this.abortReason(call);
+    const error = cause as Error & { cause?: { code?: string; message?: string } };
+    // undici reports "fetch failed" and puts the reason (ECONNREFUSED, a reset…) in `cause`.
+    const reason = [error?.message ?? String(cause), error?.cause?.code ?? error?.cause?.message].filter(Boolean).join(': ');
+    const failure = new ApiError({
+      status: 0,
+      code: 'CONNECTION_ERROR',
+      detail: `${request.method} ${new URL(request.url).pathname}: ${reason}`,
+      cause,
+    });
+    await this.wait(this.backoff(attempt), call, attempt, failure);
   }
 
   /** A retried status waits its turn (or throws when out of attempts or past the deadline); any other throws. */
@@ -172,7 +217,7 @@ export class Transport {
     if (attempt >= this.maxRetries) throw error;
     if (call.deadline !== null && this.clock.now() + delay >= call.deadline) throw error;
     try {
-      await this.clock.sleep(delay, call.signal);
+      await this.clock.sleep(Math.min(delay, MAX_WAIT), call.signal);
     } catch {
       throw this.abortReason(call);
     }
@@ -192,11 +237,16 @@ export class Transport {
   private async accessToken(call: CallContext): Promise<Token> {
     if (call.signal.aborted) throw this.abortReason(call); // before a token request is started that nobody would wait for
     if (this.token && this.clock.now() < this.token.renewAt) return this.token;
-    // Bound to none of the callers' signals (only to the client's default timeout): one caller
-    // aborting, or its deadline passing, must not fail the request the others are waiting for.
-    this.pendingToken ??= this.issueToken(this.callContext({})).finally(() => {
-      this.pendingToken = null;
-    });
+    // Bound to none of the callers' signals (only to the client's default timeout, 30 s without
+    // one): one caller aborting, or its deadline passing, must not fail the request the others are
+    // waiting for, and an endpoint that never answers must not hold them all for ever.
+    if (!this.pendingToken) {
+      const shared = this.callContext({ timeout: this.options.timeout ?? TOKEN_TIMEOUT });
+      this.pendingToken = this.issueToken(shared).finally(() => {
+        shared.dispose();
+        this.pendingToken = null;
+      });
+    }
     const pending = this.pendingToken;
     // This caller stops waiting when its own signal aborts; the request goes on for the others.
     return await new Promise<Token>((resolve, reject) => {
@@ -226,7 +276,14 @@ export class Transport {
         await this.backOffOrThrow(response, call, attempt);
         continue;
       }
-      const issued = (await response.json()) as { access_token?: string; expires_in?: number; scope?: string };
+      const answer = await this.readBody(response, request, call, attempt);
+      if (!answer) continue;
+      let issued: { access_token?: string; expires_in?: number; scope?: string } = {};
+      try {
+        issued = (await answer.json()) as typeof issued;
+      } catch {
+        issued = {};
+      }
       if (typeof issued.access_token !== 'string' || typeof issued.expires_in !== 'number')
         throw new ApiError({
           status: response.status,
@@ -245,15 +302,33 @@ export class Transport {
     }
   }
 
+  /**
+   * One call's signal: the caller's, and the call's deadline, linked by hand (AbortSignal.any needs
+   * Node 20.3 and keeps every call linked to a long-lived signal); `dispose` unlinks them.
+   */
   private callContext(options: RequestOptions): CallContext {
     // An explicit `timeout: undefined` means none (the export stream: its body may take hours).
     const timeout = 'timeout' in options ? options.timeout : this.options.timeout;
     const deadline = timeout === undefined ? null : this.clock.now() + timeout;
-    const signals = [options.signal, timeout === undefined ? undefined : AbortSignal.timeout(timeout)].filter(
-      (s): s is AbortSignal => s !== undefined,
-    );
-    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
-    return { signal, deadline, timedOut: () => timeout !== undefined && !options.signal?.aborted };
+    const controller = new AbortController();
+    const caller = options.signal;
+    const onAbort = () => controller.abort(caller!.reason);
+    if (caller?.aborted) controller.abort(caller.reason);
+    else caller?.addEventListener('abort', onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (timeout !== undefined) {
+      timer = setTimeout(() => controller.abort(new DOMException('The call timed out', 'TimeoutError')), Math.min(timeout, MAX_WAIT));
+      timer.unref?.();
+    }
+    return {
+      signal: controller.signal,
+      deadline,
+      timedOut: () => timeout !== undefined && !caller?.aborted,
+      dispose: () => {
+        clearTimeout(timer);
+        caller?.removeEventListener('abort', onAbort);
+      },
+    };
   }
 
   /** The caller's own abort reason, or a `TIMEOUT` error when it was the call's deadline. */
@@ -268,4 +343,6 @@ interface CallContext {
   /** The call's deadline (ms since the epoch), or null. */
   deadline: number | null;
   timedOut(): boolean;
+  /** Unlinks the caller's signal and clears the deadline's timer. */
+  dispose(): void;
 }

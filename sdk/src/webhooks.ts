@@ -47,10 +47,12 @@ export function verifyWebhook(headers: WebhookHeaders, body: string | Uint8Array
   if (!secrets.length) throw new TypeError('verifyWebhook needs at least one secret');
   const record = headerRecord(headers);
   const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  // A malformed secret is the receiver's mistake, not a bad delivery: it throws as it is.
+  const verifiers = secrets.map((key) => new Webhook(key));
   let last: unknown;
-  for (const key of secrets) {
+  for (const verifier of verifiers) {
     try {
-      return new Webhook(key).verify(payload, record) as WebhookEvent;
+      return verifier.verify(payload, record) as WebhookEvent;
     } catch (error) {
       last = error;
     }
