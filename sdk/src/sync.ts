@@ -117,23 +117,16 @@ export async function syncCopy(api: ConversationApi, store: SyncStore, options: 
   return new Sync(api, store, options).run();
 }
 
+/** The counts of a round and of a whole sync, all zero. */
+function noCounts(): Omit<SyncProgress, 'phase' | 'lag'> {
+  return { pages: 0, entries: 0, exported: 0, fetched: 0, objects: 0, created: 0, updated: 0, deleted: 0, requests: 0 };
+}
+
 class Sync {
   private scopes: string[] = [];
   private checkpoint: SyncCheckpoint | null = null;
   private progress!: SyncProgress;
-  private readonly total: SyncResult = {
-    rounds: 0,
-    pages: 0,
-    entries: 0,
-    exported: 0,
-    fetched: 0,
-    objects: 0,
-    created: 0,
-    updated: 0,
-    deleted: 0,
-    requests: 0,
-    checkpoint: null,
-  };
+  private readonly total: SyncResult = { rounds: 0, ...noCounts(), checkpoint: null };
   private requestsAtStart = 0;
 
   constructor(
@@ -162,19 +155,7 @@ class Sync {
   }
 
   private async round(): Promise<void> {
-    this.progress = {
-      phase: 'feed',
-      pages: 0,
-      entries: 0,
-      exported: 0,
-      fetched: 0,
-      objects: 0,
-      created: 0,
-      updated: 0,
-      deleted: 0,
-      requests: 0,
-      lag: 0,
-    };
+    this.progress = { phase: 'feed', ...noCounts(), lag: 0 };
     this.requestsAtStart = this.api.transport.requests;
     this.scopes = await this.api.transport.scopes({ signal: this.options.signal });
     if (!this.checkpoint || 'export' in this.checkpoint) {

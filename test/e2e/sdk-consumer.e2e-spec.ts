@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { runCli } from '../support/cli';
-import { accessToken } from '../support/full-read';
-import { createTestApp } from '../support/test-app';
+import { accessToken, Demo, servedDemo } from '../support/full-read';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '../..');
@@ -53,16 +50,11 @@ console.log(JSON.stringify({ titles, included: Object.keys(meeting.included ?? {
 describe('the SDK as a consumer installs it', () => {
   let app: NestExpressApplication;
   let base: string;
-  let demo: { company_id: string; client_id: string; client_secret: string };
+  let demo: Demo;
   let dir: string;
 
   beforeAll(async () => {
-    app = await createTestApp();
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    const seeded = await runCli({}, 'seed:demo', '--json');
-    expect(seeded.code).toBe(0);
-    demo = JSON.parse(seeded.stdout.trim());
+    ({ app, base, demo } = await servedDemo());
     dir = await mkdtemp(join(tmpdir(), 'sdk-consumer-'));
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiError, ConversationApi, MemoryStore, SyncProgress } from '../../sdk/src/index';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { runCli } from '../support/cli';
-import { accessToken, differences, readEverything } from '../support/full-read';
+import { accessToken, Demo, differences, readEverything, servedDemo } from '../support/full-read';
 import type { Copy } from '../support/sync-journal';
 import { createTestApp } from '../support/test-app';
 
@@ -20,17 +20,12 @@ type Envelope = { data: Json & Json[]; pagination?: { has_more: boolean; next_cu
 describe('SDK (@conversation-read-api/sdk) against the service', () => {
   let app: NestExpressApplication;
   let base: string;
-  let demo: { company_id: string; client_id: string; client_secret: string };
+  let demo: Demo;
   let api: ConversationApi;
   let bearer: string;
 
   beforeAll(async () => {
-    app = await createTestApp();
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    const seeded = await runCli({}, 'seed:demo', '--json');
-    expect(seeded.code).toBe(0);
-    demo = JSON.parse(seeded.stdout.trim());
+    ({ app, base, demo } = await servedDemo());
     api = new ConversationApi({ baseUrl: base, clientId: demo.client_id, clientSecret: demo.client_secret });
     bearer = await accessToken(base, demo.client_id, demo.client_secret);
   });

@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { runCli } from '../support/cli';
-import { accessToken, differences, readEverything } from '../support/full-read';
+import { accessToken, Demo, differences, readEverything, servedDemo } from '../support/full-read';
 import { Journal, readJournal } from '../support/sync-journal';
-import { createTestApp, eventually, sleep } from '../support/test-app';
+import { eventually, sleep } from '../support/test-app';
 
 const run = promisify(execFile);
 const SCRIPT = join(__dirname, '../../examples/sync.mjs');
@@ -31,17 +31,12 @@ function expectCompacted(journal: Journal): void {
 describe('examples/sync.mjs against seed:activity', () => {
   let app: NestExpressApplication;
   let base: string;
-  let demo: { company_id: string; client_id: string; client_secret: string };
+  let demo: Demo;
   const state = () => join(process.env.TEST_ROOT!, `sync-copy-${process.pid}.json`);
   const env = () => ({ PATH: process.env.PATH, BASE_URL: base, CLIENT_ID: demo.client_id, CLIENT_SECRET: demo.client_secret });
 
   beforeAll(async () => {
-    app = await createTestApp();
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    const seeded = await runCli({}, 'seed:demo', '--json');
-    expect(seeded.code).toBe(0);
-    demo = JSON.parse(seeded.stdout.trim());
+    ({ app, base, demo } = await servedDemo());
   });
   afterAll(() => app.close());
 

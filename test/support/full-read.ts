@@ -1,4 +1,25 @@
+import { AddressInfo } from 'node:net';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { runCli } from './cli';
 import type { Copy } from './sync-journal';
+import { createTestApp } from './test-app';
+
+/** The demo company `seed:demo` prints: its id and its client (every scope). */
+export interface Demo {
+  company_id: string;
+  client_id: string;
+  client_secret: string;
+}
+
+/** A test app listening on 127.0.0.1 (for processes and fetch), and a demo company made by `seed:demo` as a process. */
+export async function servedDemo(): Promise<{ app: NestExpressApplication; base: string; demo: Demo }> {
+  const app = await createTestApp();
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const seeded = await runCli({}, 'seed:demo', '--json');
+  expect(seeded.code).toBe(0);
+  return { app, base, demo: JSON.parse(seeded.stdout.trim()) as Demo };
+}
 
 /** A token of the client credentials, by a plain `POST /oauth/token` (no SDK: the truth a copy is compared with). */
 export async function accessToken(base: string, clientId: string, clientSecret: string): Promise<string> {
