@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { ClsModule } from 'nestjs-cls';
 import { AuditInterceptor } from './audit/audit.interceptor';
 import { AuditModule } from './audit/audit.module';
+import { AuditEventsModule } from './audit-events/audit-events.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { ScopesGuard } from './auth/scopes.guard';
@@ -97,6 +98,7 @@ const routeModules: Type[] = [
   ChatModule,
   ChangesModule,
   ExportModule,
+  AuditEventsModule,
 ];
 
 @Module({})

@@ -54,25 +54,34 @@ export const AUDIT_SCHEMA = [
 /** Months of partitions kept ready ahead of now. */
 export const AUDIT_MONTHS_AHEAD = 12;
 
-const PARTITION = /^audit_events_p(\d{4})(\d{2})$/;
+/** The tables partitioned by month of `occurred_at`: the trail and its resource index (audit-read-sql.ts), pruned together. */
+export const AUDIT_TABLES = ['audit_events', 'audit_event_resources'] as const;
+export type AuditTable = (typeof AUDIT_TABLES)[number];
+
+const partitionPattern = (table: string) => new RegExp(`^${table}_p(\\d{4})(\\d{2})$`);
 
 /** The first instant (UTC) of the month `offset` months after the month of `date`. */
 export function monthStart(date: Date, offset = 0): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + offset, 1));
 }
 
-export function partitionName(month: Date): string {
-  return `audit_events_p${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+export function partitionName(month: Date, table: AuditTable = 'audit_events'): string {
+  return `${table}_p${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
-/** The monthly partitions, oldest first, with the month each covers. */
-export async function auditPartitions(sql: Sql): Promise<Array<{ name: string; from: Date; to: Date }>> {
+/** The monthly partitions of `table`, oldest first, with the month each covers. */
+export async function auditPartitions(
+  sql: Sql,
+  table: AuditTable = 'audit_events',
+): Promise<Array<{ name: string; from: Date; to: Date }>> {
   const { rows } = await sql.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = 'audit_events'::regclass ORDER BY c.relname`,
+     WHERE i.inhparent = to_regclass($1) ORDER BY c.relname`,
+    [table],
   );
+  const pattern = partitionPattern(table);
   return rows
-    .map(({ name }) => ({ name, m: PARTITION.exec(name) }))
+    .map(({ name }) => ({ name, m: pattern.exec(name) }))
     .filter((p): p is { name: string; m: RegExpExecArray } => p.m !== null)
     .map(({ name, m }) => {
       const from = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
@@ -81,25 +90,39 @@ export async function auditPartitions(sql: Sql): Promise<Array<{ name: string; f
 }
 
 /**
+ * The partition of `table` for the month of `month`, when missing: created on its own, checked to
+ * its month, then attached. Attaching takes a lock that lets rows keep being written (SHARE UPDATE
+ * EXCLUSIVE), where creating a table as a partition would lock out every writer for the moment it
+ * takes. True when it was made.
+ */
+export async function ensurePartition(sql: Sql, table: AuditTable, month: Date): Promise<boolean> {
+  const name = partitionName(monthStart(month), table);
+  const { rows } = await sql.query<{ attached: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = to_regclass($1) AND i.inhparent = to_regclass($2)) AS attached`,
+    [name, table],
+  );
+  if (rows[0].attached) return false;
+  const [lower, upper] = [monthStart(month).toISOString(), monthStart(month, 1).toISOString()];
+  // Each step may find what an interrupted run left (a table not yet attached, its CHECK): it goes on from there.
+  await sql.query(`CREATE TABLE IF NOT EXISTS ${name} (LIKE ${table} INCLUDING DEFAULTS)`);
+  await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT IF EXISTS ${name}_month`);
+  await sql.query(`ALTER TABLE ${name} ADD CONSTRAINT ${name}_month CHECK (occurred_at >= '${lower}' AND occurred_at < '${upper}')`);
+  await sql.query(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
+  await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT ${name}_month`);
+  return true;
+}
+
+/**
  * Creates the missing monthly partitions from the month of `from` through AUDIT_MONTHS_AHEAD
- * months after `now`. Each is created on its own, checked to its month, then attached: attaching
- * takes a lock that lets rows keep being written (SHARE UPDATE EXCLUSIVE), where creating a table
- * as a partition would lock out every writer for the moment it takes.
+ * months after `now`, of the trail and (once it exists) of its resource index.
  */
 export async function ensureAuditPartitions(sql: Sql, from: Date, now = new Date()): Promise<string[]> {
-  const existing = new Set((await auditPartitions(sql)).map((p) => p.name));
+  const { rows } = await sql.query<{ indexed: boolean }>(`SELECT to_regclass('audit_event_resources') IS NOT NULL AS indexed`);
   const created: string[] = [];
   for (let month = monthStart(from); month <= monthStart(now, AUDIT_MONTHS_AHEAD); month = monthStart(month, 1)) {
-    const name = partitionName(month);
-    if (existing.has(name)) continue;
-    const [lower, upper] = [month.toISOString(), monthStart(month, 1).toISOString()];
-    // Each step may find what an interrupted run left (a table not yet attached, its CHECK): it goes on from there.
-    await sql.query(`CREATE TABLE IF NOT EXISTS ${name} (LIKE audit_events INCLUDING DEFAULTS)`);
-    await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT IF EXISTS ${name}_month`);
-    await sql.query(`ALTER TABLE ${name} ADD CONSTRAINT ${name}_month CHECK (occurred_at >= '${lower}' AND occurred_at < '${upper}')`);
-    await sql.query(`ALTER TABLE audit_events ATTACH PARTITION ${name} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
-    await sql.query(`ALTER TABLE ${name} DROP CONSTRAINT ${name}_month`);
-    created.push(name);
+    if (await ensurePartition(sql, 'audit_events', month)) created.push(partitionName(month));
+    if (rows[0].indexed && (await ensurePartition(sql, 'audit_event_resources', month)))
+      created.push(partitionName(month, 'audit_event_resources'));
   }
   return created;
 }
@@ -146,27 +169,38 @@ export async function ensureAuditSchema(sql: Sql, now = new Date()): Promise<voi
  * but not dropped is dropped (when past the retention).
  */
 export async function pruneAuditPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const table of AUDIT_TABLES) dropped.push(...(await prunePartitions(sql, table, retentionDays, now)));
+  return dropped;
+}
+
+async function prunePartitions(sql: Sql, table: AuditTable, retentionDays: number, now: Date): Promise<string[]> {
+  const { rows: exists } = await sql.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [table]);
+  if (!exists[0].present) return [];
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   const { rows: pending } = await sql.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = 'audit_events'::regclass AND i.inhdetachpending`,
+     WHERE i.inhparent = to_regclass($1) AND i.inhdetachpending`,
+    [table],
   );
   const pendingNames = new Set(pending.map((p) => p.name));
   const dropped: string[] = [];
-  for (const partition of await auditPartitions(sql)) {
+  for (const partition of await auditPartitions(sql, table)) {
     if (partition.to > cutoff) continue;
     const finish = pendingNames.has(partition.name) ? 'FINALIZE' : 'CONCURRENTLY';
-    await sql.query(`ALTER TABLE audit_events DETACH PARTITION ${partition.name} ${finish}`);
+    await sql.query(`ALTER TABLE ${table} DETACH PARTITION ${partition.name} ${finish}`);
     await sql.query(`DROP TABLE ${partition.name}`);
     dropped.push(partition.name);
   }
   const { rows: detached } = await sql.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c
-     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname ~ '^audit_events_p[0-9]{6}$'
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname ~ ('^' || $1 || '_p[0-9]{6}$')
        AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`,
+    [table],
   );
+  const pattern = partitionPattern(table);
   for (const { name } of detached) {
-    const m = PARTITION.exec(name)!;
+    const m = pattern.exec(name)!;
     if (monthStart(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)), 1) > cutoff) continue;
     await sql.query(`DROP TABLE ${name}`);
     dropped.push(name);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AddressAllowList } from '../clients/address-allow-list';
 import { clientSecretMatches } from '../clients/client-secret';
 import { ID_BODY_LENGTH, ID_PREFIX, parseId } from '../common/ids/public-id';
-import { Principal } from '../common/http/request-context';
+import { Principal, TokenSubject } from '../common/http/request-context';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { AccessTokenClaims, AccessTokens } from './access-tokens';
 import { AuthErrors } from './auth-errors';
@@ -25,8 +25,16 @@ export class CredentialsService {
     private readonly tenant: TenantTransaction,
   ) {}
 
-  async authenticateClient(clientId: string, secret: string, address: string | undefined, basic: boolean): Promise<ClientState> {
+  async authenticateClient(
+    clientId: string,
+    secret: string,
+    address: string | undefined,
+    basic: boolean,
+    subject?: TokenSubject,
+  ): Promise<ClientState> {
     const found = await this.credentials.credentialsOf(parseId('client', clientId) ?? NO_SUCH_CLIENT);
+    // A request naming one of a company's clients is that company's to see in its trail, refused or not.
+    if (found && subject) subject.company = found.companyPublicId;
     // Compared even when the client is unknown, so both failures take the same time.
     const secretOk = clientSecretMatches(secret, found?.secretHashes ?? []);
     if (!found || !secretOk || found.status !== 'active' || !AddressAllowList.of(found.cidrs).permits(address)) {

@@ -27,11 +27,10 @@ export class TokenService {
 
   async issue(body: unknown, authorization: string | undefined, address: string | undefined): Promise<TokenResponse> {
     const request = readTokenRequest(body, authorization);
-    // For the audit trail: the client id claimed (when it is shaped like one), then its company once authenticated.
+    // For the audit trail: the client id claimed (when it is shaped like one), and its company when that client exists.
     const subject: TokenSubject = { client: parseId('client', request.clientId) ?? undefined };
     this.cls.set('tokenSubject', subject);
-    const client = await this.credentials.authenticateClient(request.clientId, request.clientSecret, address, request.basic);
-    subject.company = client.companyPublicId;
+    const client = await this.credentials.authenticateClient(request.clientId, request.clientSecret, address, request.basic, subject);
     const scopes = grantedScopes(request.scope, client.scopes);
     const issued = this.tokens.issue({
       clientId: client.clientId,

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS_TABLE } from './data-source-options';
-import { APPEND_ONLY_TABLES, AUDIT_PARTITION, CREDENTIAL_TABLES } from './schema-privileges';
+import { APPEND_ONLY_TABLES, AUDIT_PARTITION, CREDENTIAL_TABLES, OWNER_ONLY_TABLES } from './schema-privileges';
 
 export interface RolePosture {
   role: string;
@@ -18,7 +18,8 @@ const TABLE_PRIVILEGES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'R
 
 /** What the API role may do on each table: read the data, append to the trail, nothing else. */
 function allowedOn(table: string): string[] {
-  if (CREDENTIAL_TABLES.includes(table) || table === MIGRATIONS_TABLE || AUDIT_PARTITION.test(table)) return [];
+  if (CREDENTIAL_TABLES.includes(table) || OWNER_ONLY_TABLES.includes(table) || table === MIGRATIONS_TABLE || AUDIT_PARTITION.test(table))
+    return [];
   return APPEND_ONLY_TABLES.includes(table) ? ['INSERT'] : ['SELECT'];
 }
 

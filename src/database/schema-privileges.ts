@@ -1,11 +1,12 @@
 import { DataSource } from 'typeorm';
+import { AUDIT_READ_FUNCTION } from '../audit/audit-read-sql';
 import { MIGRATIONS_TABLE } from './data-source-options';
 
 /** Tables the API role may append to and never read; every other data table it may only read. */
 export const APPEND_ONLY_TABLES = ['audit_events'];
 
-/** The monthly partitions of the audit trail (audit-schema.ts). */
-export const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
+/** The monthly partitions of the audit trail and of its resource index (audit-schema.ts). */
+export const AUDIT_PARTITION = /^audit_event(s|_resources)_p\d{6}$/;
 
 /**
  * Tables the API role may not touch at all: the credentials (it reaches one client at a time
@@ -14,15 +15,21 @@ export const AUDIT_PARTITION = /^audit_events_p\d{6}$/;
  */
 export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets', 'webhook_endpoints', 'webhook_deliveries'];
 
+/** The trail's resource index: kept by a trigger, read through `app_audit_events`, nothing for the API role. */
+export const OWNER_ONLY_TABLES = ['audit_event_resources'];
+
 /**
  * SECURITY DEFINER functions the API role may call (EXECUTE is revoked from PUBLIC on them): the
- * credential lookups, the change log's compaction and its horizon marks (the role only reads the log otherwise).
+ * credential lookups, the change log's compaction and its horizon marks (the role only reads the log otherwise),
+ * the company's own audit trail and the names of its clients.
  */
 export const API_FUNCTIONS = [
   'app_client_state(text)',
   'app_client_credentials(text)',
   'app_compact_changes(timestamptz, integer)',
   'app_mark_change_horizon()',
+  AUDIT_READ_FUNCTION,
+  'app_company_clients(text[])',
 ];
 
 /**
@@ -66,7 +73,7 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
     await m.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${role}`);
     for (const { name } of tables) {
       // Partitions of the trail are written through their parent only: nothing on them directly.
-      if (CREDENTIAL_TABLES.includes(name) || AUDIT_PARTITION.test(name)) continue;
+      if (CREDENTIAL_TABLES.includes(name) || OWNER_ONLY_TABLES.includes(name) || AUDIT_PARTITION.test(name)) continue;
       const privilege = APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT';
       await m.query(`GRANT ${privilege} ON TABLE public."${name}" TO ${role}`);
     }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { base, Faker, pt_BR } from '@faker-js/faker';
 import { DataSource, EntityManager } from 'typeorm';
-import { ALL_SCOPES } from '../contract/scopes';
+import { DATA_SCOPES } from '../contract/scopes';
 import { ClientsRepository } from '../clients/clients.repository';
 import { ClientsService } from '../clients/clients.service';
 import { CompaniesRepository } from '../companies/companies.repository';
@@ -100,7 +100,7 @@ export class DemoSeeder {
     const client = await this.clients.create({
       company: company.publicId,
       name: 'Demo integration',
-      scopes: ALL_SCOPES,
+      scopes: DATA_SCOPES,
     });
     return { company_id: company.publicId, client_id: client.client_id, client_secret: client.client_secret };
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Application } from 'express';
 
 import { METHODS } from 'node:http';
+import { OAUTH_TOKEN_PATH } from './request-surface.middleware';
 
 /** A route registered for (nearly) every HTTP method is a catch-all, not an API route. */
 const EVERY_METHOD = Math.floor(METHODS.length / 2);
@@ -41,6 +42,7 @@ interface ExpressLayer {
 @Injectable()
 export class RouteTable {
   private routes: RouteEntry[] = [];
+  private templates: string[] = [];
 
   load(app: Application): void {
     const router = (app as unknown as { router?: { stack: ExpressLayer[] } }).router;
@@ -51,6 +53,21 @@ export class RouteTable {
         matches: (path: string) => layer.match(path),
         methods: Object.keys(layer.route!.methods).map((m) => m.toUpperCase()),
       }));
+    // As the audit trail writes them (audit-event.ts): method and template, `{name}` for `:name`; HEAD answers a GET route too.
+    this.templates = (router?.stack ?? [])
+      .map((layer) => layer.route)
+      .filter((route): route is ExpressRoute => route !== undefined && isApiRoute(route))
+      .filter((route) => route.path === OAUTH_TOKEN_PATH || route.path.startsWith('/v1/'))
+      .flatMap((route) => {
+        const methods = Object.keys(route.methods).map((m) => m.toUpperCase());
+        if (methods.includes('GET')) methods.push('HEAD');
+        return methods.map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+      });
+  }
+
+  /** The route templates an audit event may name (`GET /v1/meetings/{meeting_id}`, `POST /oauth/token`). */
+  auditedTemplates(): readonly string[] {
+    return this.templates;
   }
 
   /** Methods allowed on `path`, empty when no route has that path. */

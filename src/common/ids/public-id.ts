@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 /**
  * Prefixes of public ids: the spec's prefix table, plus the ids the spec uses without
  * naming a prefix (the company, the API client, an overall evaluation, a skill) and the admin
- * side's webhook endpoints and deliveries.
+ * side's webhook endpoints and deliveries, and the rows of a company's audit trail.
  */
 export const ID_PREFIX = {
   meeting: 'mtg_',
@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   skill: 'skl_',
   webhookEndpoint: 'whe_',
   webhookDelivery: 'whd_',
+  auditEvent: 'aev_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

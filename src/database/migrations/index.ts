@@ -26,6 +26,7 @@ import { MovedMessageParents1766100000000 } from './1766100000000-moved-message-
 import { ConversationDocuments1766200000000 } from './1766200000000-conversation-documents';
 import { ConversationDocumentsCapture1766200000001 } from './1766200000001-conversation-documents-capture';
 import { ReadModelLockOrder1766300000000 } from './1766300000000-read-model-lock-order';
+import { AuditRead1766400000000 } from './1766400000000-audit-read';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   ConversationDocuments1766200000000,
   ConversationDocumentsCapture1766200000001,
   ReadModelLockOrder1766300000000,
+  AuditRead1766400000000,
 ];

@@ -1,0 +1,27 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../auth/auth.decorators';
+import { Page } from '../common/cursors/keyset-page';
+import { AuditEventDto, AuditEventsPageEnvelope } from './audit-event.dto';
+import { AuditEventsService } from './audit-events.service';
+import { ListAuditEventsQuery } from './list-audit-events.query';
+
+@ApiTags('Audit events')
+@Controller('v1/audit-events')
+export class AuditEventsController {
+  constructor(private readonly events: AuditEventsService) {}
+
+  @Get()
+  @Authenticated('audit.read')
+  @ApiOperation({
+    operationId: 'listAuditEvents',
+    summary: "The company's own audit trail: which client read what, and when",
+    description:
+      'Every request made to the API and the token endpoint in the company’s name, newest first; keyset pagination, stable while new events arrive (they are newer than any page already read). ' +
+      'Events are kept for the trail’s retention (AUDIT_RETENTION_DAYS, 365 days by default). Reading this route is itself recorded.',
+  })
+  @ApiOkResponse({ type: AuditEventsPageEnvelope })
+  list(@Query() query: ListAuditEventsQuery): Promise<Page<AuditEventDto>> {
+    return this.events.list(query);
+  }
+}

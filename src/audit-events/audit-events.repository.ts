@@ -1,0 +1,100 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Pool } from 'pg';
+import { AUDIT_READ_FUNCTION } from '../audit/audit-read-sql';
+import { DatabaseUrls } from '../config/database-urls';
+import { iso, micros } from '../database/sql';
+import { Metrics } from '../metrics/metrics';
+import { StatusRange } from './list-audit-events.query';
+
+/** One row of a company's trail as the read function returns it, with its keyset position. */
+export interface AuditEventRow {
+  key: string;
+  position: string;
+  occurred_at: string;
+  request_id: string;
+  client: string | null;
+  address: string | null;
+  method: string;
+  route: string | null;
+  path_params: Record<string, string>;
+  query: Record<string, unknown>;
+  status: number;
+  resource_ids: string[];
+  truncated: boolean;
+}
+
+export interface AuditEventFilters {
+  client?: string;
+  route?: string;
+  status?: StatusRange;
+  resource?: string;
+  after?: string;
+  before?: string;
+}
+
+/** A statement on the trail never runs longer than this: every page's plan is an ordered index range. */
+const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads a company's own trail, where it lives (the main database, or AUDIT_DATABASE_URL's),
+ * as the API role: through `app_audit_events` only (src/audit/audit-read-sql.ts), in a short
+ * transaction that names the company. Its own two connections: reading the trail never takes a
+ * connection the fail-closed writes of every read need.
+ */
+@Injectable()
+export class AuditEventsRepository implements OnModuleDestroy {
+  private readonly logger = new Logger('AuditEvents');
+  private readonly pool: Pool;
+
+  constructor(urls: DatabaseUrls, metrics: Metrics) {
+    this.pool = new Pool({
+      connectionString: urls.audit,
+      max: 2,
+      application_name: 'conversation-read-api-audit-reader',
+      connectionTimeoutMillis: READ_TIMEOUT_MS,
+      statement_timeout: READ_TIMEOUT_MS,
+      keepAlive: true,
+    });
+    this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'audit reader connection lost'));
+    metrics.watchPool('audit_reader', this.pool);
+  }
+
+  /** Up to `limit` events of `company` (its public id) after `position`, newest first. */
+  async page(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventRow[]> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
+      const { rows } = await client.query<AuditEventRow>(
+        `SELECT e.id::text AS key, ${micros('e.occurred_at')} AS position, ${iso('e.occurred_at')} AS occurred_at, e.request_id, e.client,
+           e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated
+         FROM ${AUDIT_READ_FUNCTION.replace(/\(.*\)/, '')}($1, $2, $3, $4, $5, $6, $7,
+           CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10) e`,
+        [
+          filters.client ?? null,
+          filters.route ?? null,
+          filters.status?.min ?? null,
+          filters.status?.max ?? null,
+          filters.resource ?? null,
+          filters.after ?? null,
+          filters.before ?? null,
+          position?.[0] ?? null,
+          position?.[1] ?? null,
+          limit,
+        ],
+      );
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
