@@ -8,7 +8,16 @@ import {
   PageQuery,
 } from '../common/validation/query-params';
 import { Instant } from '../common/validation/instant';
-import { Audience, AUDIENCES, MEDIA_TYPES, MediaType, RECORDING_PARTS, RecordingPart } from './recording.vocabulary';
+import {
+  Audience,
+  AUDIENCES,
+  MEDIA_TYPES,
+  MediaType,
+  RECORDING_PARTS,
+  RecordingPart,
+  TRANSCRIPT_FORMATS,
+  TranscriptFormat,
+} from './recording.vocabulary';
 
 const INCLUDE =
   'Parts to embed in each record under `included`, each exactly as its own route answers it (`transcript` needs `transcriptions.read`).';
@@ -67,4 +76,13 @@ export class ListRecordingsQuery extends PageQuery {
 export class GetRecordingQuery {
   @IncludeParam(RECORDING_PARTS, INCLUDE)
   include?: RecordingPart[];
+}
+
+/** Query of a meeting's or a call's transcript: the format only. */
+export class TranscriptQuery {
+  @EnumFilter(
+    TRANSCRIPT_FORMATS,
+    'The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read.',
+  )
+  format?: TranscriptFormat;
 }

@@ -1,14 +1,45 @@
-import { Controller, Get, Param, Query, Type } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query, Req, Type } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
+import { VaryOn } from '../common/http/vary.interceptor';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
+import { RESPONSE_HEADERS } from '../common/openapi/response-headers';
 import { NoQuery } from '../common/validation/query-params';
 import { idParamOf, named } from '../conversations/collection-descriptor';
 import { IdsFilter } from '../common/validation/query-params';
-import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
+import { GetRecordingQuery, ListRecordingsQuery, TranscriptQuery } from './list-recordings.query';
 import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
 import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
 import { RecordingsService } from './recordings.service';
+import { TRANSCRIPT_MEDIA_TYPES } from './transcript-renditions';
+
+/**
+ * The transcript's `200`: the JSON envelope, or the utterances as text in the format asked for;
+ * the answer depends on `Accept`, which `Vary` always names.
+ */
+const TRANSCRIPT_OK = {
+  status: 200,
+  description:
+    'The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats").',
+  headers: {
+    Vary: {
+      ...RESPONSE_HEADERS.Vary,
+      required: true,
+      description: 'Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed).',
+    },
+  },
+  content: {
+    [TRANSCRIPT_MEDIA_TYPES.json]: { schema: { $ref: getSchemaPath(TranscriptEnvelope) } },
+    [TRANSCRIPT_MEDIA_TYPES.vtt]: {
+      schema: { type: 'string' as const, description: 'WebVTT, a cue per utterance, `<v Speaker>` voice spans.' },
+    },
+    [TRANSCRIPT_MEDIA_TYPES.srt]: {
+      schema: { type: 'string' as const, description: 'SubRip, a cue per utterance, numbered from 1, `Speaker: text`.' },
+    },
+    [TRANSCRIPT_MEDIA_TYPES.text]: { schema: { type: 'string' as const, description: 'A `Speaker: text` line per utterance.' } },
+  },
+};
 
 /**
  * The five routes of a collection, declared once and instantiated for meetings and for
@@ -77,12 +108,17 @@ function recordingsController(c: RecordingCollection): Type {
     @ApiOperation({
       operationId: `get${c.operationNoun}Transcript`,
       summary: `The ${c.noun}'s transcript (enhanced when available, else original)`,
+      description:
+        'As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer\'s utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.',
     })
     @ApiParam(param)
-    @ApiOkResponse({ type: TranscriptEnvelope })
-    @ApiNotFound()
-    transcript(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
-      return this.recordings.transcript(c, id);
+    @ApiExtraModels(TranscriptEnvelope)
+    @ApiResponse(TRANSCRIPT_OK)
+    @ApiNotFound('or, in a text format, a transcript that is not available (its status in the detail)')
+    @VaryOn('Accept')
+    // The request, not @Headers('accept'): the document would list Accept as a parameter, which OpenAPI forbids.
+    transcript(@Param(c.idParam) id: string, @Query() query: TranscriptQuery, @Req() req: Request) {
+      return this.recordings.transcript(c, id, { format: query.format, accept: req.headers.accept });
     }
   }
   return named(RecordingsController, c);

@@ -10,4 +10,3 @@ import { RecordingsService } from './recordings.service';
   exports: [RecordingsRepository, RecordingsService],
 })
 export class RecordingsModule {}
-

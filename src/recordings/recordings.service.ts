@@ -4,15 +4,17 @@ import { AuthErrors } from '../auth/auth-errors';
 import { CursorCodec } from '../common/cursors/cursor-codec';
 import { keysetPage, openTimeIdCursor, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
-import { JsonText, withIncludedText } from '../common/http/json-text';
+import { JsonText, SerializedBody, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
 import { AppConfig } from '../config/app-config';
 import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
 import { RecordingCollection } from './recording-collections';
-import { RecordingPart } from './recording.vocabulary';
+import { TranscriptDto } from './recording.dto';
+import { RecordingPart, TranscriptFormat } from './recording.vocabulary';
 import { RecordingsRepository } from './recordings.repository';
 import { RecordingDocumentRow } from './recording.sql';
+import { renderTranscript, transcriptFormatOf } from './transcript-renditions';
 
 /** Meetings and calls: one implementation, told by each call which collection it serves. */
 @Injectable()
@@ -72,9 +74,26 @@ export class RecordingsService {
     return this.part(c, id, 'answers');
   }
 
-  /** The transcript, as `include=transcript` embeds it. */
-  transcript(c: RecordingCollection, id: string): Promise<JsonText> {
-    return this.part(c, id, 'transcript');
+  /**
+   * The transcript in the format the request asks for (`format`, else `Accept`): as JSON,
+   * exactly what `include=transcript` embeds; or its utterances rendered from that same object
+   * as WebVTT, SRT or text, audited under the same ids. Unavailable, a transcript has no text
+   * to render: 404, its status in the detail (the JSON answer says `available: false`).
+   */
+  async transcript(
+    c: RecordingCollection,
+    id: string,
+    request: { format?: TranscriptFormat; accept?: string } = {},
+  ): Promise<JsonText | SerializedBody> {
+    const json = await this.part(c, id, 'transcript');
+    const format = transcriptFormatOf(request.format, request.accept);
+    if (format === 'json') return json;
+    const transcript = JSON.parse(json.text) as TranscriptDto;
+    if (!transcript.available) {
+      throw ApiError.notFound(`The ${c.noun}'s transcript is not available: its status is ${transcript.status}.`);
+    }
+    const { text, contentType } = renderTranscript(format, transcript.utterances);
+    return new SerializedBody([text], [...json.resourceIds], contentType);
   }
 
   /** A part's own route: the text include embeds (one definition), with the ids the trail records. */

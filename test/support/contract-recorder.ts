@@ -42,8 +42,10 @@ export async function recordContract(app: NestExpressApplication): Promise<void>
       const text = (encoding === 'gzip' ? gunzipSync(wire) : encoding === 'br' ? brotliDecompressSync(wire) : wire).toString('utf8');
       let body: unknown;
       if (method !== 'head') {
+        // JSON is read as JSON (a body that is not is a violation); any other format stays text.
+        const type = res.getHeader('content-type');
         try {
-          body = JSON.parse(text);
+          body = type === undefined || /^application\/json\b/i.test(String(type)) ? JSON.parse(text) : text;
         } catch {
           body = text;
         }

@@ -101,7 +101,13 @@ function recordingRoutes(collection: 'meetings' | 'calls', kind: 'meeting' | 'ca
     one(''),
     one('/evaluations/overall', { mayBeAbsent: true }),
     one('/answers'),
-    one('/transcript', { scopes: [scope, 'transcriptions.read'], mayBeAbsent: true }),
+    // `format` picks a rendition (another value: INVALID_FILTER); a text one of a transcript not available yet is a 404.
+    one('/transcript', {
+      scopes: [scope, 'transcriptions.read'],
+      mayBeAbsent: true,
+      query: ['format'],
+      badRequest: ['INVALID_REQUEST', 'INVALID_FILTER'],
+    }),
   ];
 }
 

@@ -132,11 +132,23 @@ export class OpenApiResponses {
   private check(key: string, response: ResponseDoc | undefined, res: ObservedResponse, expectedStatus = res.status): string[] {
     if (!response || res.status !== expectedStatus) return [`undocumented answer: ${key} (got ${res.status})`];
     const problems: string[] = [];
+    // The media type the answer says it is must be one the response documents; its schema checks the body.
+    const sent = res.headers?.['content-type'];
+    const type = sent === undefined ? undefined : String(sent).split(';')[0].trim().toLowerCase();
+    const documented = Object.keys(response.content ?? {});
+    if (type !== undefined && documented.length > 0 && !documented.includes(type)) {
+      problems.push(`${key}: Content-Type ${type} is not documented (${documented.join(', ')})`);
+    }
     const ndjson = response.content?.['application/x-ndjson']?.schema;
-    const schema = response.content?.['application/json']?.schema;
+    const schema = response.content?.[type !== undefined && documented.includes(type) ? type : 'application/json']?.schema;
     if (ndjson) {
       // One JSON value a line, each valid against the documented line schema.
-      const lines = typeof res.body === 'string' ? res.body.split('\n').filter((l) => l.length) : res.body === undefined ? [] : [JSON.stringify(res.body)];
+      const lines =
+        typeof res.body === 'string'
+          ? res.body.split('\n').filter((l) => l.length)
+          : res.body === undefined
+            ? []
+            : [JSON.stringify(res.body)];
       const validate = this.compiled(`${key} line`, ndjson);
       for (const line of lines) {
         let value: unknown;
@@ -150,7 +162,7 @@ export class OpenApiResponses {
       }
     } else if (!schema) problems.push(`no documented schema for ${key}`);
     else if (res.body !== undefined) {
-      const validate = this.compiled(`${key} body`, schema);
+      const validate = this.compiled(`${key} ${type ?? 'application/json'} body`, schema);
       if (!validate(res.body)) problems.push(...describe(key, validate));
     }
     if (res.headers) problems.push(...this.headerErrors(key, response.headers ?? {}, res.headers));

@@ -21,7 +21,7 @@ export class ApiError extends Error {
     this.title = ERROR_CODES[code].title;
   }
 
-  static notFound(): ApiError {
-    return new ApiError('RESOURCE_NOT_FOUND', 'No such resource.');
+  static notFound(detail = 'No such resource.'): ApiError {
+    return new ApiError('RESOURCE_NOT_FOUND', detail);
   }
 }

@@ -21,12 +21,16 @@ export const COMPRESSION_THRESHOLD_BYTES = 1024;
  */
 export const BROTLI_WINDOW_BITS = 18;
 
-/** The export stream's NDJSON is compressible (mime-db does not list the type, so the library's own filter would pass it by). */
-const isNdjson = (contentType: unknown) => typeof contentType === 'string' && contentType.startsWith('application/x-ndjson');
+/**
+ * Text the library's own filter would pass by, mime-db not calling it compressible: the export
+ * stream's NDJSON and a transcript as SubRip (`text/vtt` and `text/plain` it compresses).
+ */
+const UNLISTED_TEXT = ['application/x-ndjson', 'application/x-subrip'];
+const isUnlistedText = (contentType: unknown) => typeof contentType === 'string' && UNLISTED_TEXT.some((t) => contentType.startsWith(t));
 
 const compress = compression({
   threshold: COMPRESSION_THRESHOLD_BYTES,
-  filter: (req, res) => isNdjson(res.getHeader('Content-Type')) || compression.filter(req, res),
+  filter: (req, res) => isUnlistedText(res.getHeader('Content-Type')) || compression.filter(req, res),
   level: 1,
   brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_LGWIN]: BROTLI_WINDOW_BITS } },
 });

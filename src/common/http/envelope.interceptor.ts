@@ -15,7 +15,8 @@ export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
  * `{data, pagination, request_id}`, a Collection `{data, request_id}`, anything else
  * `{data, request_id}`. Controllers return domain results and never build envelopes.
  * Resources already rendered as JSON text (JsonText) are spliced into the envelope's text
- * as they are: the body is serialized once, here, and never parsed.
+ * as they are: the body is serialized once, here, and never parsed. A whole body already
+ * (SerializedBody: a transcript as WebVTT) is no resource to wrap: it goes out as it is.
  */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
@@ -30,6 +31,7 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const request_id = this.cls.getId();
     return next.handle().pipe(
       map((result: unknown) => {
+        if (result instanceof SerializedBody) return result;
         const tail = `,"request_id":${JSON.stringify(request_id)}}`;
         if (result instanceof JsonText) return SerializedBody.of('{"data":', [result], '', tail);
         if (result instanceof Page && isRendered(result.data)) {

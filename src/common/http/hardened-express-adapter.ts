@@ -31,15 +31,15 @@ export class HardenedExpressAdapter extends ExpressAdapter {
 
   /**
    * A body serialized already (SerializedBody) is written as it is, part by part (no string of
-   * the whole body is ever built), with the headers Express's `send` would give it; anything
-   * else as Nest writes it.
+   * the whole body is ever built), in its media type, with the headers Express's `send` would
+   * give it; anything else as Nest writes it.
    */
   override reply(response: import('express').Response, body: unknown, statusCode?: number): unknown {
     if (!(body instanceof SerializedBody)) return super.reply(response, body, statusCode);
     if (statusCode) response.status(statusCode);
     let length = 0;
     for (const part of body.parts) length += Buffer.byteLength(part);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Type', body.contentType);
     response.setHeader('Content-Length', length);
     if (response.req.method === 'HEAD') return response.end();
     // Not corked: the compression middleware pauses its stream until the response drains, which a

@@ -34,15 +34,20 @@ export function withIncludedText(resource: JsonText, included: string | undefine
  */
 export const PART_CHARS = 64 * 1024;
 
+/** The Content-Type of the API's answers, unless a route renders another format. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
  * A whole response body, serialized, as consecutive parts each under PART_CHARS (their
  * concatenation is the body), with the ids of the resources it shows (for the audit trail).
- * The HTTP adapter writes the parts as they are, as `application/json`.
+ * The HTTP adapter writes the parts as they are, as `contentType`: JSON, or the format a route
+ * rendered (a transcript as WebVTT), which the envelope interceptor leaves as it is.
  */
 export class SerializedBody {
   constructor(
     readonly parts: readonly string[],
     readonly resourceIds: string[],
+    readonly contentType: string = JSON_CONTENT_TYPE,
   ) {}
 
   /** `items` spliced between `head` and `tail`, separated by commas, in parts under PART_CHARS. */

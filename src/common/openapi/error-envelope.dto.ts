@@ -26,10 +26,10 @@ export class ErrorEnvelope {
   error: ErrorBody;
 }
 
-/** `404 RESOURCE_NOT_FOUND` of a route with a resource id. */
-export const ApiNotFound = () =>
+/** `404 RESOURCE_NOT_FOUND` of a route with a resource id; `also`, what else the route answers it for. */
+export const ApiNotFound = (also?: string) =>
   ApiResponse({
     status: 404,
     type: ErrorEnvelope,
-    description: 'RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection.',
+    description: `RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection${also ? `; ${also}` : ''}.`,
   });
