@@ -25,6 +25,7 @@ const TAGS: Array<[string, string]> = [
   ['Chat', "Chat conversations of the company's sellers and their messages."],
   ['Changes', 'The change feed: what changed since a cursor, in commit order, never skipping, never expiring.'],
   ['Export', 'The whole company from one snapshot, as one NDJSON stream, handing over to the change feed.'],
+  ['Audit events', "The company's own access log: which client read what, and when (scope audit.read)."],
 ];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -1,10 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
-import { AUDIT_READ_FUNCTION } from '../audit/audit-read-sql';
+import { AUDIT_READ_FUNCTION, AuditEventFilters } from '../audit/audit-read-sql';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
-import { StatusRange } from './list-audit-events.query';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
 export interface AuditEventRow {
@@ -21,15 +20,6 @@ export interface AuditEventRow {
   status: number;
   resource_ids: string[];
   truncated: boolean;
-}
-
-export interface AuditEventFilters {
-  client?: string;
-  route?: string;
-  status?: StatusRange;
-  resource?: string;
-  after?: string;
-  before?: string;
 }
 
 /** A statement on the trail never runs longer than this: every page's plan is an ordered index range. */

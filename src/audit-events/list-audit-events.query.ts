@@ -2,15 +2,10 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy } from 'class-validator';
+import { StatusRange } from '../audit/audit-read-sql';
 import { ID_BODY_LENGTH, ID_PREFIX } from '../common/ids/public-id';
 import { Instant } from '../common/validation/instant';
 import { DateTimeParam, LaterThan, PageQuery } from '../common/validation/query-params';
-
-/** A status filter read: the codes from `min` to `max` (one code, or a class such as 4xx). */
-export interface StatusRange {
-  min: number;
-  max: number;
-}
 
 const ID_BODY = `[0-9A-Za-z]{${ID_BODY_LENGTH}}`;
 const ANY_PREFIX = Object.values(ID_PREFIX)
@@ -21,6 +16,12 @@ export const RESOURCE_ID_PATTERN = `^(${ANY_PREFIX})_${ID_BODY}$`;
 /** The shape of a route template (`GET /v1/meetings/{meeting_id}`); which ones exist, the service checks. */
 export const ROUTE_PATTERN = '^[A-Z]{3,7} /[A-Za-z0-9_/{}.-]{0,200}$';
 export const STATUS_PATTERN = '^[1-5]([0-9]{2}|xx)$';
+
+/** A status filter's text (`404`, `4xx`) as the codes it admits. */
+export function statusRange(text: string): StatusRange {
+  const first = Number(text[0]) * 100;
+  return text.endsWith('xx') ? { min: first, max: first + 99 } : { min: Number(text), max: Number(text) };
+}
 
 /** A value that did not match its filter's pattern, kept to be refused by validation. */
 class Unmatched {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
 import { DatabaseUrls } from '../config/database-urls';
+import { AuditEventFilters } from './audit-read-sql';
 
 export interface AuditRecord {
   occurred_at: string;
@@ -31,20 +32,33 @@ const EXPORT_BATCH = 1000;
 export class AuditReader {
   constructor(private readonly urls: DatabaseUrls) {}
 
-  /** The latest `limit` events of a company (after `since` when given), oldest first. */
-  async tail(company: string, limit: number, since?: string): Promise<AuditRecord[]> {
+  /**
+   * The latest `limit` events of a company that pass `filters` (those of `GET /v1/audit-events`),
+   * oldest first: read through the same function the route reads through.
+   */
+  async tail(company: string, limit: number, filters: AuditEventFilters = {}): Promise<AuditRecord[]> {
     const client = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
     await client.connect();
     try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
       const { rows } = await client.query<AuditRecord>(
-        `SELECT ${RECORD_COLUMNS}
-         FROM (
-           SELECT * FROM audit_events WHERE company = $1 AND ($2::timestamptz IS NULL OR occurred_at > $2::timestamptz)
-           ORDER BY occurred_at DESC, id DESC LIMIT $3
-         ) latest
-         ORDER BY latest.occurred_at, latest.id`,
-        [company, since ?? null, limit],
+        `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
+         FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8) e
+         ORDER BY e.occurred_at, e.id`,
+        [
+          filters.client ?? null,
+          filters.route ?? null,
+          filters.status?.min ?? null,
+          filters.status?.max ?? null,
+          filters.resource ?? null,
+          filters.after ?? null,
+          filters.before ?? null,
+          limit,
+          company,
+        ],
       );
+      await client.query('COMMIT');
       return rows;
     } finally {
       await client.end();

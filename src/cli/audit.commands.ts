@@ -2,6 +2,14 @@ import { Command, Option } from 'nest-commander';
 import { once } from 'node:events';
 import { AuditMaintenance } from '../audit/audit-maintenance';
 import { AuditReader } from '../audit/audit-reader';
+import { StatusRange } from '../audit/audit-read-sql';
+import {
+  CLIENT_ID_PATTERN,
+  RESOURCE_ID_PATTERN,
+  ROUTE_PATTERN,
+  STATUS_PATTERN,
+  statusRange,
+} from '../audit-events/list-audit-events.query';
 import { AppConfig } from '../config/app-config';
 import { AdminError } from '../common/errors/admin-error';
 import { CompaniesService } from '../companies/companies.service';
@@ -15,10 +23,25 @@ const MAX_LIMIT = 1000;
 interface AuditTailOptions extends CommonOptions {
   company?: string;
   since?: string;
+  occurredAfter?: string;
+  occurredBefore?: string;
+  clientId?: string;
+  route?: string;
+  status?: StatusRange;
+  resourceId?: string;
   limit?: number;
 }
 
-@Command({ name: 'audit:tail', description: "print a company's latest audit events, oldest first" })
+/** A value that must match the pattern the route's filter of the same name has. */
+function patternOption(flag: string, value: string, pattern: string, what: string): string {
+  if (!new RegExp(pattern).test(value)) throw new AdminError('INVALID_ARGUMENTS', `--${flag} must be ${what}`);
+  return value;
+}
+
+@Command({
+  name: 'audit:tail',
+  description: "print a company's latest audit events, oldest first, filtered as GET /v1/audit-events filters them",
+})
 export class AuditTailCommand extends AdminCommand<AuditTailOptions> {
   constructor(
     private readonly companies: CompaniesService,
@@ -32,9 +55,39 @@ export class AuditTailCommand extends AdminCommand<AuditTailOptions> {
     return textOption('company', value);
   }
 
-  @Option({ flags: '--since <instant>', description: 'only events after this RFC 3339 instant (with an offset)' })
+  @Option({ flags: '--occurred-after <instant>', description: 'only events after this RFC 3339 instant (with an offset)' })
+  parseOccurredAfter(value: string): string {
+    return instantOption('occurred-after', value);
+  }
+
+  @Option({ flags: '--since <instant>', description: 'the same as --occurred-after (its earlier name)' })
   parseSince(value: string): string {
     return instantOption('since', value);
+  }
+
+  @Option({ flags: '--occurred-before <instant>', description: 'only events before this RFC 3339 instant (with an offset)' })
+  parseOccurredBefore(value: string): string {
+    return instantOption('occurred-before', value);
+  }
+
+  @Option({ flags: '--client-id <id>', description: "only this client's requests (cli_…)" })
+  parseClientId(value: string): string {
+    return patternOption('client-id', value, CLIENT_ID_PATTERN, 'a client id (cli_…)');
+  }
+
+  @Option({ flags: '--route <template>', description: 'only requests answered by this route, e.g. "GET /v1/meetings/{meeting_id}"' })
+  parseRoute(value: string): string {
+    return patternOption('route', value, ROUTE_PATTERN, 'a method and route template, e.g. "GET /v1/meetings/{meeting_id}"');
+  }
+
+  @Option({ flags: '--status <code|class>', description: 'only requests answered with this status (404) or class (4xx)' })
+  parseStatus(value: string): StatusRange {
+    return statusRange(patternOption('status', value, STATUS_PATTERN, 'an HTTP status code (404) or class (4xx)'));
+  }
+
+  @Option({ flags: '--resource-id <id>', description: 'only requests whose answer named this id (mtg_…, call_…, …)' })
+  parseResourceId(value: string): string {
+    return patternOption('resource-id', value, RESOURCE_ID_PATTERN, 'an id of the API (mtg_…, call_…, …)');
   }
 
   @Option({ flags: '--limit <n>', description: `how many of the latest events (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT})` })
@@ -43,8 +96,23 @@ export class AuditTailCommand extends AdminCommand<AuditTailOptions> {
   }
 
   protected async execute(_params: string[], options: AuditTailOptions): Promise<void> {
-    const company = await this.companies.get(required(options.company, 'company'));
-    const events = await this.audit.tail(company.publicId, options.limit ?? DEFAULT_LIMIT, options.since);
+    const companyId = required(options.company, 'company');
+    if (options.since !== undefined && options.occurredAfter !== undefined) {
+      throw new AdminError('INVALID_ARGUMENTS', '--since and --occurred-after are the same filter: give one');
+    }
+    const [after, before] = [options.occurredAfter ?? options.since, options.occurredBefore];
+    if (after !== undefined && before !== undefined && after >= before) {
+      throw new AdminError('INVALID_ARGUMENTS', '--occurred-before must be later than --occurred-after');
+    }
+    const company = await this.companies.get(companyId);
+    const events = await this.audit.tail(company.publicId, options.limit ?? DEFAULT_LIMIT, {
+      client: options.clientId,
+      route: options.route,
+      status: options.status,
+      resource: options.resourceId,
+      after,
+      before,
+    });
     const text = events.map(
       (e) => `${e.occurred_at} ${e.request_id} ${e.status} ${e.method} ${e.route ?? '(no route)'} ${e.client ?? '-'} ${e.address ?? '-'}`,
     );

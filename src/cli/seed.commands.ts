@@ -8,7 +8,10 @@ import { progressBar } from './cli-output';
 import { AdminCommand, CommonOptions } from './admin-command';
 import { decimalOption, integerOption, required, textOption } from './option-parsers';
 
-@Command({ name: 'seed:demo', description: 'create a demo company with data in every documented state, and a client holding every scope' })
+@Command({
+  name: 'seed:demo',
+  description: 'create a demo company with data in every documented state, and a client holding every data scope (not audit.read)',
+})
 export class SeedDemoCommand extends AdminCommand {
   constructor(private readonly demo: DemoSeeder) {
     super();

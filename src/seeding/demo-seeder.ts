@@ -76,7 +76,7 @@ export const DEMO_QUESTIONS: Array<{ text: string; type: QuestionType; answers: 
 
 /**
  * `seed:demo`: a new company with realistic Brazilian B2B sales data in every documented
- * state, and an API client holding every scope. Content comes from faker (pt-BR) with a
+ * state, and an API client holding every scope that reads data (not audit.read). Content comes from faker (pt-BR) with a
  * fixed seed, written through the same factories the tests use, in one transaction.
  */
 @Injectable()

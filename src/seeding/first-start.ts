@@ -26,7 +26,7 @@ export function demoBanner(demo: DemoCredentials, port: number): string {
   return [
     '',
     `Demo data seeded: company ${demo.company_id} (meetings, calls, e-mails and chats in every state).`,
-    'Demo API client with every scope; the secret is shown only now:',
+    'Demo API client with every data scope (not audit.read); the secret is shown only now:',
     '',
     `  export CLIENT_ID=${demo.client_id} CLIENT_SECRET=${demo.client_secret}`,
     '',

@@ -285,7 +285,12 @@ describe('audit trail', () => {
         company: company.publicId,
       });
       const [failure] = await eventuallyRows(bad.headers['x-request-id']);
-      expect(failure).toMatchObject({ route: 'POST /oauth/token', status: 401, client: client.clientId, company: null });
+      // Refused, but naming an existing client: its company's to see (GET /v1/audit-events).
+      expect(failure).toMatchObject({ route: 'POST /oauth/token', status: 401, client: client.clientId, company: company.publicId });
+      // A client id that exists nowhere is attributed to no company.
+      const unknown = await requestToken(http, { clientId: `cli_${'0'.repeat(22)}`, clientSecret: 'secret_wrong' });
+      const [nobody] = await eventuallyRows(unknown.headers['x-request-id']);
+      expect(nobody).toMatchObject({ route: 'POST /oauth/token', status: 401, client: `cli_${'0'.repeat(22)}`, company: null });
       // A client that puts its token in the query string does not get it recorded either.
       const leaky = await http.get(`/v1/meetings?access_token=${ok.body.access_token}`);
       const [leak] = await eventuallyRows(leaky.headers['x-request-id']);

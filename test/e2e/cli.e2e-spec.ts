@@ -285,6 +285,20 @@ describe('admin CLI: audit', () => {
     expect(since.data.map((e) => e.request_id)).toEqual(['req_a2', 'req_a3']);
   });
 
+  it('audit:tail filters as GET /v1/audit-events does: --status (code or class), --route, --occurred-after/--occurred-before, --resource-id', async () => {
+    const tail = async (...args: string[]) =>
+      (
+        onlyJson((await cli('audit:tail', '--company', a.publicId, ...args, '--json')).stdout) as { data: Array<{ request_id: string }> }
+      ).data.map((e) => e.request_id);
+    expect(await tail('--status', '4xx')).toEqual(['req_a2']);
+    expect(await tail('--status', '200')).toEqual(['req_a1', 'req_a3']);
+    expect(await tail('--route', 'GET /v1/meetings')).toEqual(['req_a1', 'req_a2', 'req_a3']);
+    expect(await tail('--route', 'GET /v1/calls')).toEqual([]);
+    expect(await tail('--occurred-before', '2026-05-01T10:01:30Z')).toEqual(['req_a1', 'req_a2']);
+    expect(await tail('--status', '200', '--occurred-after', '2026-05-01T10:00:30Z')).toEqual(['req_a3']);
+    expect(await tail('--resource-id', `mtg_${'0'.repeat(22)}`)).toEqual([]);
+  });
+
   it('audit:tail without --json prints one line per event', async () => {
     const res = await cli('audit:tail', '--company', b.publicId);
     expect(res.code).toBe(0);
@@ -297,6 +311,11 @@ describe('admin CLI: audit', () => {
     [['audit:tail', '--company', 'A', '--limit', '0'], 'INVALID_ARGUMENTS'],
     [['audit:tail', '--company', 'A', '--limit', 'many'], 'INVALID_ARGUMENTS'],
     [['audit:tail', '--company', 'A', '--since', 'yesterday'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--status', '4x'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--client-id', 'cli_x'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--route', '/v1/meetings'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--resource-id', 'mtg_1'], 'INVALID_ARGUMENTS'],
+    [['audit:tail', '--company', 'A', '--since', '2026-01-01T00:00:00Z', '--occurred-after', '2026-01-01T00:00:00Z'], 'INVALID_ARGUMENTS'],
   ])('%j fails with its code', async (args, code) => {
     const res = await cli(...args.map((x) => (x === 'A' ? a.publicId : x)), '--json');
     expect(res.code).not.toBe(0);

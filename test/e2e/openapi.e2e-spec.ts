@@ -81,7 +81,7 @@ describe('interface description', () => {
       for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {
         const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
         expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
-          suffix === '' ? [`path:${id}`, 'query:include'] : [`path:${id}`],
+          suffix === '' ? [`path:${id}`, 'query:include'] : suffix === '/transcript' ? [`path:${id}`, 'query:format'] : [`path:${id}`],
         );
         expect(op.security).toEqual([{ oauth2: suffix === '/transcript' ? [scope, 'transcriptions.read'] : [scope] }]);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429', '503']));
@@ -239,6 +239,8 @@ const NULLABLE: Record<string, string[]> = {
   ChatMessageDto: ['text', 'media', 'transcription', 'edited_at', 'deleted_at', 'deleted_reason'],
   ChatMediaDto: ['file_name'],
   ChangeDto: ['parent_id'],
+  AuditEventDto: ['client', 'address', 'route'],
+  AuditEventClientDto: ['name'],
 };
 
 /** Every operation by its stable id: what generated clients call their methods. */
@@ -265,6 +267,7 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/chat/{chat_id}/messages': 'listChatMessages',
   'get /v1/chat/{chat_id}/messages/{message_id}': 'getChatMessage',
   'get /v1/changes': 'listChanges',
+  'get /v1/audit-events': 'listAuditEvents',
 };
 
 type Operation = { operationId: string; tags: string[]; responses: Record<string, { headers?: Record<string, { required?: boolean }> }> };
@@ -318,7 +321,7 @@ describe('interface description, exact enough for generated clients', () => {
   it('gives every operation a stable operationId named for the API and one tag of its resource', () => {
     expect(Object.fromEntries(operations().map(({ key, op }) => [key, op.operationId]))).toEqual(OPERATION_IDS);
     const tags = (document.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat', 'Changes', 'Export']);
+    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat', 'Changes', 'Export', 'Audit events']);
     for (const { key, op } of operations()) {
       expect([key, op.tags.length, tags.includes(op.tags[0])]).toEqual([key, 1, true]);
     }

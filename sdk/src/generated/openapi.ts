@@ -119,7 +119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The meeting's transcript (enhanced when available, else original) */
+        /**
+         * The meeting's transcript (enhanced when available, else original)
+         * @description As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer's utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.
+         */
         get: operations["getMeetingTranscript"];
         put?: never;
         post?: never;
@@ -207,7 +210,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The call's transcript (enhanced when available, else original) */
+        /**
+         * The call's transcript (enhanced when available, else original)
+         * @description As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer's utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.
+         */
         get: operations["getCallTranscript"];
         put?: never;
         post?: never;
@@ -411,6 +417,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's own audit trail: which client read what, and when
+         * @description Every request made to the API and the token endpoint in the company’s name, newest first; keyset pagination, stable while new events arrive (they are newer than any page already read). Events are kept for the trail’s retention (AUDIT_RETENTION_DAYS, 365 days by default). Reading this route is itself recorded.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -422,7 +448,7 @@ export interface components {
             client_id?: string;
             /** @description The client secret, unless sent with HTTP Basic. */
             client_secret?: string;
-            /** @description Space-separated scopes; omitted: every scope of the client. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read. */
+            /** @description Space-separated scopes; omitted: every scope of the client. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read audit.read. */
             scope?: string;
         };
         TokenResponseDto: {
@@ -474,7 +500,7 @@ export interface components {
             client: components["schemas"]["ContextClientDto"];
             company: components["schemas"]["ContextCompanyDto"];
             /** @description The scopes this token carries. */
-            scopes: ("meetings.read" | "calls.read" | "transcriptions.read" | "emails.read" | "emails.content.read" | "chat.read" | "chat.content.read")[];
+            scopes: ("meetings.read" | "calls.read" | "transcriptions.read" | "emails.read" | "emails.content.read" | "chat.read" | "chat.content.read" | "audit.read")[];
             /** @description Every rate-limit policy that governs this client, with its state once this request was counted: `client`, `company`, `email_content`, `chat_content`, `export` and `token` (for the client id; the token endpoint also counts per address). */
             rate_limits: components["schemas"]["RateLimitStateDto"][];
         };
@@ -993,6 +1019,51 @@ export interface components {
             /** @description The same cursor as the `Feed-Cursor` header. */
             feed_cursor: string;
         };
+        AuditEventClientDto: {
+            id: string;
+            /** @description The client’s name; null when the client no longer exists. */
+            name: string | null;
+        };
+        AuditEventDto: {
+            /** @description Stable id of the event. */
+            id: string;
+            /** @enum {string} */
+            object: "audit_event";
+            /**
+             * Format: date-time
+             * @description When the service received the request (UTC, microseconds).
+             */
+            occurred_at: string;
+            /** @description The request’s `X-Request-Id`, as its answer carried it. */
+            request_id: string;
+            /** @description The client the request was attributed to; null for a refused request no client could be named for. */
+            client: components["schemas"]["AuditEventClientDto"] | null;
+            /** @description The address the request came from. */
+            address: string | null;
+            /** @description The HTTP method. */
+            method: string;
+            /** @description The route that answered, as its method and template (`GET /v1/meetings/{meeting_id}`); null when no route matched. */
+            route: string | null;
+            /** @description The route’s path parameters, by name. */
+            path_params: {
+                [key: string]: string;
+            };
+            /** @description The query parameters as stored: without the cursor, values of credential-like names `[redacted]`, each value cut to 200 characters. */
+            query: {
+                [key: string]: unknown;
+            };
+            /** @description The answer’s HTTP status. */
+            status: number;
+            /** @description The ids the answer named (a successful read’s records); empty otherwise. */
+            resource_ids: string[];
+            /** @description The stored path parameters or query were cut to their bounds: the row is not the whole request. */
+            truncated: boolean;
+        };
+        AuditEventsPageEnvelope: {
+            data: components["schemas"]["AuditEventDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            request_id: string;
+        };
     };
     responses: {
         /** @description METHOD_NOT_ALLOWED: the path exists but does not answer this method (every `/v1` route answers `GET` only). */
@@ -1010,7 +1081,7 @@ export interface components {
                 "RateLimit-Policy"?: string;
                 /** @description The methods the path answers (`405` only). */
                 Allow: string;
-                /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                 Vary?: string;
                 /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                 "Content-Encoding"?: "br" | "gzip";
@@ -1035,7 +1106,7 @@ export interface components {
                 "RateLimit-Policy"?: string;
                 /** @description The methods the path answers (`405` only). */
                 Allow: string;
-                /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                 Vary?: string;
                 /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                 "Content-Encoding"?: "br" | "gzip";
@@ -1079,7 +1150,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1104,7 +1175,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1129,7 +1200,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1156,7 +1227,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1181,7 +1252,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1204,7 +1275,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1227,7 +1298,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1254,7 +1325,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1289,7 +1360,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1314,7 +1385,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1339,7 +1410,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1364,7 +1435,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1391,7 +1462,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1418,7 +1489,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1478,7 +1549,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1503,7 +1574,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1528,7 +1599,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1553,7 +1624,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1580,7 +1651,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1607,7 +1678,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1648,7 +1719,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1673,7 +1744,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1698,7 +1769,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1723,7 +1794,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1750,7 +1821,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1775,7 +1846,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1802,7 +1873,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1840,7 +1911,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1865,7 +1936,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1890,7 +1961,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1915,7 +1986,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1942,7 +2013,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1967,7 +2038,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1994,7 +2065,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2032,7 +2103,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2057,7 +2128,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2082,7 +2153,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2107,7 +2178,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2134,7 +2205,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2159,7 +2230,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2186,7 +2257,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2202,7 +2273,10 @@ export interface operations {
     };
     getMeetingTranscript: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read. */
+                format?: "json" | "vtt" | "srt" | "text";
+            };
             header?: never;
             path: {
                 /** @description A meeting id (`mtg_…`). */
@@ -2212,8 +2286,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats"). */
             200: {
                 headers: {
+                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
+                    Vary: string;
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
                     "X-Request-Id": string;
                     /** @description Answers are read as their declared type only. */
@@ -2224,8 +2301,6 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
-                    Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
@@ -2234,6 +2309,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TranscriptEnvelope"];
+                    "text/vtt": string;
+                    "application/x-subrip": string;
+                    "text/plain": string;
                 };
             };
             /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
@@ -2249,7 +2327,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2274,7 +2352,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2299,7 +2377,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2313,7 +2391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or, in a text format, a transcript that is not available (its status in the detail). */
             404: {
                 headers: {
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
@@ -2326,7 +2404,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2351,7 +2429,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2378,7 +2456,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2438,7 +2516,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2463,7 +2541,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2488,7 +2566,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2513,7 +2591,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2540,7 +2618,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2567,7 +2645,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2608,7 +2686,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2633,7 +2711,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2658,7 +2736,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2683,7 +2761,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2710,7 +2788,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2735,7 +2813,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2762,7 +2840,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2800,7 +2878,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2825,7 +2903,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2850,7 +2928,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2875,7 +2953,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2902,7 +2980,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2927,7 +3005,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2954,7 +3032,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2992,7 +3070,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3017,7 +3095,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3042,7 +3120,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3067,7 +3145,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3094,7 +3172,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3119,7 +3197,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3146,7 +3224,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3162,7 +3240,10 @@ export interface operations {
     };
     getCallTranscript: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read. */
+                format?: "json" | "vtt" | "srt" | "text";
+            };
             header?: never;
             path: {
                 /** @description A call id (`call_…`). */
@@ -3172,8 +3253,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats"). */
             200: {
                 headers: {
+                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
+                    Vary: string;
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
                     "X-Request-Id": string;
                     /** @description Answers are read as their declared type only. */
@@ -3184,8 +3268,6 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
-                    Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
@@ -3194,6 +3276,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TranscriptEnvelope"];
+                    "text/vtt": string;
+                    "application/x-subrip": string;
+                    "text/plain": string;
                 };
             };
             /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
@@ -3209,7 +3294,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3234,7 +3319,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3259,7 +3344,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3273,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or, in a text format, a transcript that is not available (its status in the detail). */
             404: {
                 headers: {
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
@@ -3286,7 +3371,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3311,7 +3396,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3338,7 +3423,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3386,7 +3471,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3411,7 +3496,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3436,7 +3521,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3461,7 +3546,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3488,7 +3573,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3515,7 +3600,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3556,7 +3641,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3581,7 +3666,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3606,7 +3691,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3631,7 +3716,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3658,7 +3743,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3683,7 +3768,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3710,7 +3795,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3755,7 +3840,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3780,7 +3865,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3805,7 +3890,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3830,7 +3915,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3857,7 +3942,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3882,7 +3967,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3909,7 +3994,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3949,7 +4034,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3974,7 +4059,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3999,7 +4084,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4024,7 +4109,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4051,7 +4136,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4076,7 +4161,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4103,7 +4188,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4151,7 +4236,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4176,7 +4261,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4201,7 +4286,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4226,7 +4311,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4253,7 +4338,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4280,7 +4365,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4321,7 +4406,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4346,7 +4431,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4371,7 +4456,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4396,7 +4481,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4423,7 +4508,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4448,7 +4533,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4475,7 +4560,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4520,7 +4605,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4545,7 +4630,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4570,7 +4655,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4595,7 +4680,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4622,7 +4707,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4647,7 +4732,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4674,7 +4759,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4714,7 +4799,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4739,7 +4824,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4764,7 +4849,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4789,7 +4874,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4816,7 +4901,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4841,7 +4926,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4868,7 +4953,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4912,7 +4997,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4937,7 +5022,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4962,7 +5047,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4987,7 +5072,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5014,7 +5099,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5041,7 +5126,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5086,7 +5171,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5111,7 +5196,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5136,7 +5221,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5161,7 +5246,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5188,7 +5273,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5215,7 +5300,188 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed: caches must keep one copy per encoding. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this client's requests (`cli_…`). */
+                client_id?: string;
+                /** @description Only requests answered by this route: its method and template exactly as events show them, e.g. `GET /v1/meetings/{meeting_id}` or `POST /oauth/token`. */
+                route?: string;
+                /** @description Only requests answered with this status: a code (`404`) or a class (`4xx`). */
+                status?: string;
+                /** @description Only requests whose answer named this id (a record read, listed, embedded or told of by the change feed): "who read this meeting?" */
+                resource_id?: string;
+                /** @description Only events that occurred after this instant. RFC 3339 with an explicit offset; exclusive. */
+                occurred_after?: string;
+                /** @description Only events that occurred before this instant. RFC 3339 with an explicit offset; exclusive. */
+                occurred_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventsPageEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without audit.read. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";

@@ -27,6 +27,7 @@ import { ConversationDocuments1766200000000 } from './1766200000000-conversation
 import { ConversationDocumentsCapture1766200000001 } from './1766200000001-conversation-documents-capture';
 import { ReadModelLockOrder1766300000000 } from './1766300000000-read-model-lock-order';
 import { AuditRead1766400000000 } from './1766400000000-audit-read';
+import { AuditReadByMonth1766400000001 } from './1766400000001-audit-read-by-month';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   ConversationDocumentsCapture1766200000001,
   ReadModelLockOrder1766300000000,
   AuditRead1766400000000,
+  AuditReadByMonth1766400000001,
 ];
