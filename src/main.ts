@@ -37,8 +37,14 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   const logger = app.get(Logger);
   logger.log(`Conversation Read API listening on http://localhost:${config.port} (docs at /docs)`, 'Bootstrap');
-  const metricsServer = await serveMetrics(app.get(Metrics), config.metricsPort, (line) => logger.warn(line, 'Bootstrap'));
-  if (metricsServer) logger.log(`metrics on http://localhost:${config.metricsPort}/metrics`, 'Bootstrap');
+  const metricsServer = await serveMetrics(app.get(Metrics), config.metricsPort, config.metricsHost, (line) =>
+    logger.warn(line, 'Bootstrap'),
+  );
+  if (metricsServer)
+    logger.log(
+      `metrics on http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${config.metricsPort}/metrics`,
+      'Bootstrap',
+    );
   if (banner) process.stdout.write(`${banner}\n`);
   const activity = await startActivity?.();
 

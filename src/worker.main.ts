@@ -53,8 +53,11 @@ async function main(): Promise<void> {
   app.useLogger(app.get(Logger));
   await app.init();
   await app.get(BackgroundRunner).ready;
-  const metricsServer = await serveMetrics(app.get(Metrics), config.worker.metricsPort, (line) => boot.warn(line));
-  if (metricsServer) boot.info(`metrics on http://localhost:${config.worker.metricsPort}/metrics`);
+  const metricsServer = await serveMetrics(app.get(Metrics), config.worker.metricsPort, config.metricsHost, (line) => boot.warn(line));
+  if (metricsServer)
+    boot.info(
+      `metrics on http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${config.worker.metricsPort}/metrics`,
+    );
   onTermination(async (signal) => {
     boot.info(`${signal} received: finishing the jobs in flight`);
     metricsServer?.close();

@@ -62,6 +62,8 @@ export class AppConfig {
   readonly port: number;
   /** Where Prometheus scrapes `/metrics`; undefined with METRICS_PORT=off (nothing is recorded). */
   readonly metricsPort?: number;
+  /** The address the metrics port listens on (METRICS_HOST): loopback unless set. */
+  readonly metricsHost: string;
   /** The worker: whether it runs in the API process, and where `npm run worker` serves its metrics (METRICS_PORT, else 9465). */
   readonly worker: { inProcess: boolean; metricsPort?: number };
   /** Where integrators reach the service (no trailing slash): the OpenAPI server and token URL. */
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv,
     port: vars.PORT ?? 3000,
     metricsPort: metricsPort(vars.METRICS_PORT),
+    metricsHost: vars.METRICS_HOST ?? '127.0.0.1',
     worker: { inProcess: workerInProcess(vars, production), metricsPort: metricsPort(vars.METRICS_PORT, 9465) },
     publicBaseUrl: (vars.PUBLIC_BASE_URL ?? `http://localhost:${vars.PORT ?? 3000}`).replace(/\/+$/, ''),
     dataDir: resolve(vars.DATA_DIR ?? '.data'),

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { Type } from 'class-transformer';
 
@@ -92,6 +93,17 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^(off|\d{1,5})$/, { message: 'must be a port number or off' })
   METRICS_PORT?: string;
+
+  /** The address the metrics port listens on: loopback unless a deployment opens it (Kubernetes: 0.0.0.0 behind its NetworkPolicy). */
+  @IsOptional()
+  @ValidateBy({
+    name: 'ipAddress',
+    validator: {
+      validate: (v) => typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'),
+      defaultMessage: () => 'must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or localhost',
+    },
+  })
+  METRICS_HOST?: string;
 
   @IsOptional()
   @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http:// or https:// URL' })

@@ -13,14 +13,21 @@ export async function startMetricsServer(metrics: Metrics, port: number, host?: 
 }
 
 /**
- * The metrics server of an entry point (the API, the worker), or none when METRICS_PORT=off.
- * A port already taken (the API and the worker on one machine, both on the default) is a
- * warning, not a failed start: the process serves without its metrics rather than not at all.
+ * The metrics server of an entry point (the API, the worker), or none when METRICS_PORT=off, on
+ * METRICS_HOST (loopback unless a deployment opens it: the metrics name every route and tenant
+ * count and the Node version, for whoever reaches the port). A port already taken (the API and
+ * the worker on one machine, both on the default) is a warning, not a failed start: the process
+ * serves without its metrics rather than not at all.
  */
-export async function serveMetrics(metrics: Metrics, port: number | undefined, warn: (line: string) => void): Promise<Server | undefined> {
+export async function serveMetrics(
+  metrics: Metrics,
+  port: number | undefined,
+  host: string,
+  warn: (line: string) => void,
+): Promise<Server | undefined> {
   if (port === undefined) return undefined;
   try {
-    return await startMetricsServer(metrics, port);
+    return await startMetricsServer(metrics, port, host);
   } catch (error) {
     warn(
       `metrics are not served: port ${port} ${(error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'is taken' : String(error)} (METRICS_PORT)`,

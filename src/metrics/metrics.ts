@@ -13,6 +13,31 @@ const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
 /** Label values a route may carry when it matched none: never the raw path (unbounded). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
+/** How long a reading that queries something (a database, Redis) is kept for the scrapes that follow. */
+export const SCRAPE_CACHE_MS = 1000;
+
+/**
+ * `read`, with what it answers asynchronously (a dependency check, a query for a lag or a
+ * backlog) kept for SCRAPE_CACHE_MS: scrapes arriving meanwhile, together or one after another,
+ * share one reading, so a flood of scrapes costs the databases one round a second. Readings of
+ * the process's own state (synchronous) stay live. A reading that fails is not kept.
+ */
+function keptBriefly(read: Reading): Reading {
+  let kept: { at: number; value: Promise<number | undefined> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (kept && now - kept.at < SCRAPE_CACHE_MS) return kept.value;
+    const value = read();
+    if (!(value instanceof Promise)) return value;
+    const entry = { at: now, value };
+    kept = entry;
+    value.catch(() => {
+      if (kept === entry) kept = undefined;
+    });
+    return value;
+  };
+}
+
 /** What pg's Pool tells of itself. */
 export interface PoolLike {
   totalCount: number;
@@ -152,6 +177,7 @@ export class Metrics {
    * database: it runs once per scrape, and a failing read leaves the series out of that scrape.
    */
   gauge(name: string, help: string, readings: Array<{ labels?: Record<string, string>; read: Reading }>): void {
+    readings = readings.map(({ labels, read }) => ({ labels, read: keptBriefly(read) }));
     new Gauge({
       name: `${METRIC_PREFIX}${name}`,
       help,

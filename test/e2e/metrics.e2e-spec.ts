@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
@@ -8,11 +9,13 @@ import { DataSource } from 'typeorm';
 import { familyOf, parseExposition, Sample } from '../../src/metrics/exposition';
 import { Metrics, METRIC_PREFIX } from '../../src/metrics/metrics';
 import { startMetricsServer } from '../../src/metrics/metrics-server';
+import { freePort } from '../../src/database/embedded-postgres';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { WorkerMetrics } from '../../src/webhooks/worker-metrics';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
+import { startServiceProcess } from '../support/service-process';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 /** The worker's gauges beside the API's, as in a process running WORKER=1, without its loops. */
@@ -138,6 +141,33 @@ describe('metrics (METRICS_PORT)', () => {
     expect(value(await scrape(), 'change_feed_lag_seconds')).toBeLessThan(1);
   });
 
+  it('runs the readings that query (the dependency checks) at most once a second under a burst of scrapes; counters stay live', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // what earlier tests read has expired
+    const dataSource = app.get(DataSource);
+    const query = dataSource.query.bind(dataSource);
+    let checks = 0;
+    const spy = jest.spyOn(dataSource, 'query').mockImplementation((sql: string, ...rest: unknown[]) => {
+      if (sql === 'SELECT 1') checks++;
+      return (query as (...a: unknown[]) => Promise<unknown>)(sql, ...rest);
+    });
+    try {
+      const started = Date.now();
+      const before = value(await scrape(), 'http_requests_total', { route: '/v1/context' });
+      await Promise.all(Array.from({ length: 20 }, () => scrape()));
+      await http.get('/v1/context').auth(token, { type: 'bearer' });
+      const after = await scrape();
+      for (let i = 0; i < 20; i++) await scrape();
+      const elapsed = Date.now() - started;
+      // One round of dependency checks per started second at most (42 scrapes in all).
+      expect(checks).toBeGreaterThanOrEqual(1);
+      expect(checks).toBeLessThanOrEqual(Math.floor(elapsed / 1000) + 1);
+      // The request made in between is counted by the very next scrape.
+      expect(value(after, 'http_requests_total', { route: '/v1/context' })).toBe(before + 1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('serves nothing else on its port, and nothing of it on the public port', async () => {
     expect((await fetch(metricsUrl.replace('/metrics', '/v1/context'))).status).toBe(404);
     expect((await fetch(metricsUrl, { method: 'POST' })).status).toBe(404);
@@ -166,5 +196,43 @@ describe('metrics (METRICS_PORT)', () => {
     expect(queried.size).toBeGreaterThan(15);
     const exported = new Set((await scrape()).flatMap((s) => [s.name, familyOf(s.name)]));
     expect([...queried].filter((name) => !exported.has(name))).toEqual([]);
+  });
+});
+
+describe('the metrics port of the service process (METRICS_HOST)', () => {
+  /** This machine's first address that is not loopback: what another machine would connect to. */
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+
+  /** The status of GET /metrics at `host:port`, or the connection's error code. */
+  const status = (host: string, port: number) =>
+    fetch(`http://${host}:${port}/metrics`).then(
+      (res) => res.status,
+      (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+    );
+
+  it('listens on loopback only by default: a connection to the machine’s other address is refused', async () => {
+    expect(outside).toBeDefined(); // a machine with a network interface: the test means nothing without one
+    const port = await freePort();
+    const service = await startServiceProcess({ METRICS_PORT: String(port), LOG_LEVEL: 'info' });
+    try {
+      expect(await status('127.0.0.1', port)).toBe(200);
+      expect(await status(outside!, port)).toBe('ECONNREFUSED');
+      expect(service.output()).toContain(`metrics on http://127.0.0.1:${port}/metrics`);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('serves every interface with METRICS_HOST=0.0.0.0 (the Kubernetes manifests’ setting)', async () => {
+    const port = await freePort();
+    const service = await startServiceProcess({ METRICS_PORT: String(port), METRICS_HOST: '0.0.0.0' });
+    try {
+      expect(await status(outside!, port)).toBe(200);
+      expect(await status('127.0.0.1', port)).toBe(200);
+    } finally {
+      await service.stop();
+    }
   });
 });
