@@ -11,6 +11,7 @@ const subject = {
   companyPublicId: 'cmp_0123456789abcdefghijkl',
   scopes: ['meetings.read'],
   version: 1,
+  secretId: '0123456789abcdef',
 };
 
 describe('AccessTokens: verified tokens remembered', () => {

@@ -29,6 +29,11 @@ export interface AccessTokenClaims {
   scope: string;
   /** Credential version at issuance. */
   ver: number;
+  /**
+   * The secret presented for the token (its fingerprint, src/clients/client-secret.ts): the token
+   * stands only while that secret does. Absent from tokens issued before it was recorded.
+   */
+  sec?: string;
   iat: number;
   exp: number;
   jti: string;
@@ -63,11 +68,12 @@ export class AccessTokens {
     this.ttlSeconds = config.jwt.ttlSeconds;
   }
 
-  issue(subject: { clientId: string; companyPublicId: string; scopes: readonly string[]; version: number }): IssuedToken {
+  issue(subject: { clientId: string; companyPublicId: string; scopes: readonly string[]; version: number; secretId: string }): IssuedToken {
     const claims = {
       company: subject.companyPublicId,
       scope: subject.scopes.join(' '),
       ver: subject.version,
+      sec: subject.secretId,
     };
     const token = jwt.sign(claims, this.signingKey, {
       algorithm: 'RS256',
@@ -140,6 +146,7 @@ function hasClaims(payload: unknown): payload is AccessTokenClaims {
     typeof p.company === 'string' &&
     typeof p.scope === 'string' &&
     Number.isInteger(p.ver) &&
+    (p.sec === undefined || (typeof p.sec === 'string' && /^[0-9a-f]{16}$/.test(p.sec))) &&
     typeof p.jti === 'string' &&
     Number.isInteger(p.iat) &&
     Number.isInteger(p.exp)

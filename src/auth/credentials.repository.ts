@@ -17,6 +17,8 @@ export interface ClientState {
   scopes: string[];
   cidrs: string[];
   version: number;
+  /** Fingerprints of the client's secrets valid now: a token stands only while the secret presented for it is one of them. */
+  secretIds: string[];
 }
 
 export interface ClientCredentials extends ClientState {
@@ -34,6 +36,7 @@ interface StateRow {
   scopes: string[];
   cidrs: string[];
   credential_version: number;
+  secret_ids?: string[];
 }
 
 /**
@@ -49,7 +52,10 @@ export class CredentialsRepository {
   ) {}
 
   async stateOf(clientId: string): Promise<ClientState | null> {
-    const [row]: StateRow[] = await this.dataSource.query('SELECT * FROM app_client_state($1)', [clientId]);
+    const [row]: StateRow[] = await this.dataSource.query(
+      'SELECT s.*, app_client_token_secrets($1) AS secret_ids FROM app_client_state($1) s',
+      [clientId],
+    );
     return row ? toState(clientId, row) : null;
   }
 
@@ -58,7 +64,9 @@ export class CredentialsRepository {
    * its company (TenantTransaction.openWith): the caller admits the request or abandons it.
    */
   async stateOpeningTenant(clientId: string): Promise<ClientState | null> {
-    const row = await this.tenant.openWith<StateRow>((literal) => `SELECT * FROM app_client_state(${literal(clientId)})`);
+    const row = await this.tenant.openWith<StateRow>(
+      (literal) => `SELECT s.*, app_client_token_secrets(${literal(clientId)}) AS secret_ids FROM app_client_state(${literal(clientId)}) s`,
+    );
     return row ? toState(clientId, row) : null;
   }
 
@@ -82,5 +90,6 @@ function toState(clientId: string, row: StateRow): ClientState {
     scopes: row.scopes,
     cidrs: row.cidrs,
     version: row.credential_version,
+    secretIds: row.secret_ids ?? [],
   };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AddressAllowList } from '../clients/address-allow-list';
-import { clientSecretMatches } from '../clients/client-secret';
+import { clientSecretMatches, secretFingerprint } from '../clients/client-secret';
 import { ID_BODY_LENGTH, ID_PREFIX, parseId } from '../common/ids/public-id';
 import { Principal, TokenSubject } from '../common/http/request-context';
 import { TenantTransaction } from '../database/tenant-transaction';
@@ -31,7 +31,7 @@ export class CredentialsService {
     address: string | undefined,
     basic: boolean,
     subject?: TokenSubject,
-  ): Promise<ClientState> {
+  ): Promise<ClientState & { issuingSecret: string }> {
     const found = await this.credentials.credentialsOf(parseId('client', clientId) ?? NO_SUCH_CLIENT);
     // A request naming one of a company's clients is that company's to see in its trail, refused or not.
     if (found && subject) subject.company = found.companyPublicId;
@@ -41,7 +41,8 @@ export class CredentialsService {
       throw AuthErrors.invalidClient(basic);
     }
     if (!found.apiAccess) throw AuthErrors.apiAccessDisabled();
-    return found;
+    // The token records which secret was presented, so that ending that secret ends the token.
+    return { ...found, issuingSecret: secretFingerprint(secret) };
   }
 
   /**
@@ -65,6 +66,7 @@ export class CredentialsService {
       !state ||
       state.status !== 'active' ||
       state.version !== claims.ver ||
+      (claims.sec !== undefined && !state.secretIds.includes(claims.sec)) ||
       state.companyPublicId !== claims.company ||
       !AddressAllowList.of(state.cidrs).permits(address)
     ) {

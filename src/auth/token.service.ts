@@ -37,6 +37,7 @@ export class TokenService {
       companyPublicId: client.companyPublicId,
       scopes,
       version: client.version,
+      secretId: client.issuingSecret,
     });
     return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, scope: scopes.join(' ') };
   }

@@ -31,6 +31,15 @@ export const MAX_VALID_SECRETS = 2;
  * once and compares MAX_VALID_SECRETS times in constant time, whether the client exists,
  * has one secret or two, so a wrong secret and an unknown client take the same time.
  */
+/**
+ * What a token records of the secret presented for it: the first 8 bytes of SHA-256 of the
+ * secret's stored hash, in hex, as `app_client_token_secrets` computes them
+ * (src/auth/token-secrets-sql.ts). It tells a client's secrets apart and reveals nothing of them.
+ */
+export function secretFingerprint(secret: string): string {
+  return createHash('sha256').update(hashClientSecret(secret)).digest().subarray(0, 8).toString('hex');
+}
+
 export function clientSecretMatches(candidate: string, valid: readonly Buffer[]): boolean {
   const digest = hashClientSecret(candidate);
   let matched = false;

@@ -26,6 +26,7 @@ export const OWNER_ONLY_TABLES = ['audit_event_resources'];
 export const API_FUNCTIONS = [
   'app_client_state(text)',
   'app_client_credentials(text)',
+  'app_client_token_secrets(text)',
   'app_compact_changes(timestamptz, integer)',
   'app_mark_change_horizon()',
   AUDIT_READ_FUNCTION,

@@ -10,7 +10,8 @@ import { ALL_SCOPES } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
 import { basicAuth, clientsAdmin, createClient, requestToken, TestClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
-import { appBehindTrustedProxy, createTestApp, ownerDataSource, sleep, testSigningKey } from '../support/test-app';
+import { secretFingerprint } from '../../src/clients/client-secret';
+import { appBehindTrustedProxy, createTestApp, eventually, ownerDataSource, sleep, testSigningKey } from '../support/test-app';
 
 /** Node refuses to send header values with control or non-ASCII characters. */
 const printable = (c: string) => c >= ' ' && c <= '~';
@@ -76,7 +77,7 @@ describe('POST /oauth/token', () => {
       const kid = thumbprint(createPublicKey(testSigningKey()));
       expect(decoded.header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid });
       const claims = decoded.payload as Record<string, unknown>;
-      expect(Object.keys(claims).sort()).toEqual(['aud', 'company', 'exp', 'iat', 'iss', 'jti', 'scope', 'sub', 'ver']);
+      expect(Object.keys(claims).sort()).toEqual(['aud', 'company', 'exp', 'iat', 'iss', 'jti', 'scope', 'sec', 'sub', 'ver']);
       expect(claims).toMatchObject({
         iss: TOKEN_ISSUER,
         aud: TOKEN_AUDIENCE,
@@ -84,7 +85,10 @@ describe('POST /oauth/token', () => {
         company: company.publicId,
         scope: 'calls.read',
         ver: 1,
+        // The secret presented, by its fingerprint (the first 8 bytes of SHA-256 of its stored hash): never the secret.
+        sec: secretFingerprint(client.clientSecret),
       });
+      expect(JSON.stringify(claims)).not.toContain(client.clientSecret);
       expect(claims.exp).toBe((claims.iat as number) + 3600);
       // Verifiable with the public key alone, pinned to RS256.
       expect(() =>
@@ -371,6 +375,37 @@ describe('POST /oauth/token', () => {
       await requestToken(http, { ...rotating, clientSecret: rotated.client_secret }).expect(200);
       const again = await admin.rotateSecret(rotating.clientId);
       await requestToken(http, { ...rotating, clientSecret: again.client_secret }).expect(200);
+    });
+
+    it('ends the tokens a previous secret issued when its grace is ended, and only those', async () => {
+      const rotating = await createClient(owner, company);
+      const admin = clientsAdmin(owner);
+      const reads = async (token: string) => (await http.get('/v1/context').set('Authorization', `Bearer ${token}`)).status;
+      const before = (await requestToken(http, rotating).expect(200)).body.access_token;
+      const rotated = await admin.rotateSecret(rotating.clientId);
+      const next = { ...rotating, clientSecret: rotated.client_secret };
+      const oldDuringGrace = (await requestToken(http, rotating).expect(200)).body.access_token;
+      const newDuringGrace = (await requestToken(http, next).expect(200)).body.access_token;
+      // During the grace every one of them reads.
+      expect([await reads(before), await reads(oldDuringGrace), await reads(newDuringGrace)]).toEqual([200, 200, 200]);
+      await admin.expirePreviousSecret(rotating.clientId);
+      // The leaked secret's tokens stop at once; the new secret's go on, and new ones are issued.
+      const res = await http.get('/v1/context').set('Authorization', `Bearer ${before}`);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('INVALID_ACCESS_TOKEN');
+      expect(await reads(oldDuringGrace)).toBe(401);
+      expect(await reads(newDuringGrace)).toBe(200);
+      expect(await reads((await requestToken(http, next).expect(200)).body.access_token)).toBe(200);
+    });
+
+    it('ends a previous secret’s tokens when its grace runs out, too', async () => {
+      const rotating = await createClient(owner, company);
+      const rotated = await clientsAdmin(owner, { SECRET_GRACE_SECONDS: '1' }).rotateSecret(rotating.clientId);
+      const old = (await requestToken(http, rotating).expect(200)).body.access_token;
+      const fresh = (await requestToken(http, { ...rotating, clientSecret: rotated.client_secret }).expect(200)).body.access_token;
+      await http.get('/v1/context').set('Authorization', `Bearer ${old}`).expect(200);
+      await eventually(async () => (await http.get('/v1/context').set('Authorization', `Bearer ${old}`)).status === 401, 20_000);
+      await http.get('/v1/context').set('Authorization', `Bearer ${fresh}`).expect(200);
     });
 
     it('does not invalidate tokens issued before a rotation', async () => {

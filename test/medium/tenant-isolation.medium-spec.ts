@@ -104,16 +104,25 @@ describe('tenant isolation in the database', () => {
     it('has no TEMPORARY privilege, and the definer functions search pg_temp last, so a temporary table cannot shadow theirs', async () => {
       expect((await api.query(`SELECT has_database_privilege(current_user, current_database(), 'TEMPORARY') AS t`))[0].t).toBe(false);
       const config: Array<{ name: string; search_path: string }> = await owner.query(
-        `SELECT proname AS name, array_to_string(proconfig, ',') AS search_path FROM pg_proc WHERE prosecdef AND pronamespace = 'public'::regnamespace ORDER BY 1`,
+        `SELECT proname AS name, (SELECT c FROM unnest(proconfig) c WHERE c LIKE 'search_path=%') AS search_path
+         FROM pg_proc WHERE prosecdef AND pronamespace = 'public'::regnamespace ORDER BY 1`,
       );
       expect(config.map((c) => c.name)).toEqual([
+        'app_audit_events',
+        'app_audit_index_resources',
         'app_client_credentials',
         'app_client_state',
+        'app_client_token_secrets',
         'app_compact_changes',
+        'app_company_clients',
         'app_mark_change_horizon',
         'app_record_change_epoch',
       ]);
-      for (const c of config) expect(c.search_path).toBe('search_path=pg_catalog, public, pg_temp');
+      for (const c of config)
+        expect({ name: c.name, search_path: c.search_path }).toEqual({
+          name: c.name,
+          search_path: 'search_path=pg_catalog, public, pg_temp',
+        });
       // Even a role given TEMP back cannot shadow the clients table the lookup reads.
       const admin = await su().initialize();
       const database = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);

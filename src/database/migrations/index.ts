@@ -28,6 +28,7 @@ import { ConversationDocumentsCapture1766200000001 } from './1766200000001-conve
 import { ReadModelLockOrder1766300000000 } from './1766300000000-read-model-lock-order';
 import { AuditRead1766400000000 } from './1766400000000-audit-read';
 import { AuditReadByMonth1766400000001 } from './1766400000001-audit-read-by-month';
+import { TokenSecrets1766500000000 } from './1766500000000-token-secrets';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   ReadModelLockOrder1766300000000,
   AuditRead1766400000000,
   AuditReadByMonth1766400000001,
+  TokenSecrets1766500000000,
 ];
