@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
 import { Page } from '../common/cursors/keyset-page';
+import { OwnTransaction } from '../database/tenant-transaction.interceptor';
 import { AuditEventDto, AuditEventsPageEnvelope } from './audit-event.dto';
 import { AuditEventsService } from './audit-events.service';
 import { ListAuditEventsQuery } from './list-audit-events.query';
@@ -13,6 +14,9 @@ export class AuditEventsController {
 
   @Get()
   @Authenticated('audit.read')
+  // The trail is read on connections of its own (maybe another database): the tenant transaction
+  // authentication opened is ended first, not held idle meanwhile; client names are read in one of their own.
+  @OwnTransaction()
   @ApiOperation({
     operationId: 'listAuditEvents',
     summary: "The company's own audit trail: which client read what, and when",

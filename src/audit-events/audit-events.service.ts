@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { ClsService } from 'nestjs-cls';
 import { CursorBinding, CursorCodec } from '../common/cursors/cursor-codec';
 import { keysetPage, Page } from '../common/cursors/keyset-page';
+import { AUDITED_COMMANDS } from '../audit/admin-audit';
 import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { RouteTable } from '../common/http/route-table';
@@ -35,7 +36,7 @@ export class AuditEventsService {
 
   async list(query: ListAuditEventsQuery): Promise<Page<AuditEventDto>> {
     const principal = principalOf(this.cls);
-    if (query.route !== undefined && !this.routes().auditedTemplates().includes(query.route)) {
+    if (query.route !== undefined && !this.routes().auditedTemplates().includes(query.route) && !isAuditedCommand(query.route)) {
       throw new ApiError(
         'INVALID_FILTER',
         'route must be one of the API’s route templates, such as GET /v1/meetings/{meeting_id} (docs/API.md lists them).',
@@ -69,7 +70,7 @@ export class AuditEventsService {
       this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'audit trail not read');
       throw new ApiError('AUDIT_UNAVAILABLE', 'The audit trail could not be read; retry with backoff.');
     }
-    const names = await this.clientNames(rows);
+    const names = await this.tenant.run(principal.companyId, () => this.clientNames(rows));
     return keysetPage(
       rows,
       query.limit,
@@ -121,3 +122,5 @@ export class AuditEventsService {
     };
   }
 }
+
+const isAuditedCommand = (route: string) => (AUDITED_COMMANDS as readonly string[]).includes(route);

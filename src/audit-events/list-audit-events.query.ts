@@ -13,8 +13,11 @@ const ANY_PREFIX = Object.values(ID_PREFIX)
   .join('|');
 export const CLIENT_ID_PATTERN = `^${ID_PREFIX.client}${ID_BODY}$`;
 export const RESOURCE_ID_PATTERN = `^(${ANY_PREFIX})_${ID_BODY}$`;
-/** The shape of a route template (`GET /v1/meetings/{meeting_id}`); which ones exist, the service checks. */
-export const ROUTE_PATTERN = '^[A-Z]{3,7} /[A-Za-z0-9_/{}.-]{0,200}$';
+/**
+ * The shape of a route template (`GET /v1/meetings/{meeting_id}`) or of an admin command the trail
+ * records (`webhooks:add`); which ones exist, the service checks.
+ */
+export const ROUTE_PATTERN = '^([A-Z]{3,7} /[A-Za-z0-9_/{}.-]{0,200}|[a-z]{1,20}:[a-z-]{1,40})$';
 export const STATUS_PATTERN = '^[1-5]([0-9]{2}|xx)$';
 
 /** A status filter's text (`404`, `4xx`) as the codes it admits. */
@@ -51,7 +54,7 @@ export class ListAuditEventsQuery extends PageQuery {
 
   @PatternFilter(
     ROUTE_PATTERN,
-    'Only requests answered by this route: its method and template exactly as events show them, e.g. `GET /v1/meetings/{meeting_id}` or `POST /oauth/token`.',
+    'Only requests answered by this route: its method and template exactly as events show them, e.g. `GET /v1/meetings/{meeting_id}` or `POST /oauth/token`; or an admin command events show (`client:expire-previous-secret`, `webhooks:add`, …).',
     'route must be one of the API’s route templates, such as GET /v1/meetings/{meeting_id}.',
   )
   route?: string;

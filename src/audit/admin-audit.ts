@@ -8,12 +8,27 @@ import { DatabaseUrls } from '../config/database-urls';
  * requests (method `CLI`, the command as the route), as the trail's owner, before the command
  * reports success: an investigation reads one trail.
  */
+/** The admin commands written to the trail: a company sees them in its own (`GET /v1/audit-events`, `route` the command). */
+export const AUDITED_COMMANDS = [
+  'client:expire-previous-secret',
+  'webhooks:add',
+  'webhooks:remove',
+  'webhooks:rotate-secret',
+  'webhooks:expire-previous-secret',
+  'webhooks:replay',
+] as const;
+
 @Injectable()
 export class AdminAudit {
   constructor(private readonly urls: DatabaseUrls) {}
 
   /** `client` is the credential acted on, if any; `resources` the other ids (a webhook endpoint). */
-  async record(action: { command: string; company: string; client?: string; resources?: string[] }): Promise<void> {
+  async record(action: {
+    command: (typeof AUDITED_COMMANDS)[number];
+    company: string;
+    client?: string;
+    resources?: string[];
+  }): Promise<void> {
     const db = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
     await db.connect();
     try {

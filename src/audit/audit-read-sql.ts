@@ -37,7 +37,7 @@ BEGIN
   INSERT INTO audit_event_resources (company, resource_id, occurred_at, event_id)
     SELECT DISTINCT n.company, r.id, n.occurred_at, n.id
     FROM new_events n CROSS JOIN LATERAL jsonb_array_elements_text(n.resource_ids) AS r(id)
-    WHERE n.company IS NOT NULL AND jsonb_typeof(n.resource_ids) = 'array';
+    WHERE n.company IS NOT NULL AND jsonb_typeof(n.resource_ids) = 'array' AND r.id IS NOT NULL;
   RETURN NULL;
 END $$`,
   `CREATE OR REPLACE TRIGGER audit_events_index_resources AFTER INSERT ON audit_events
@@ -51,7 +51,10 @@ END $$`,
   -- Every statement here reads one index range in order and stops at the page: never a bitmap of
   -- all the month's matches sorted afterwards, which the planner may prefer for a range it
   -- underestimates (a record read thousands of times, a partition not yet vacuumed).
-  SET enable_sort = off SET enable_bitmapscan = off AS $$
+  SET enable_sort = off SET enable_bitmapscan = off
+  -- The trail's partitions are UTC months: the month arithmetic below is done in UTC whatever the
+  -- session's time zone (a month added to a timestamptz is a calendar month of the session's zone).
+  SET TimeZone = 'UTC' AS $$
 DECLARE
   v_company text := nullif(current_setting('app.audit_company', true), '');
   v_filters text := '';
@@ -73,9 +76,12 @@ BEGIN
   END IF;
   -- The months to read, newest first: from the newest matching row (or the position, or the window's
   -- end) down to the oldest (or the window's start). Each bound is one probe of an index per month.
-  IF p_resource IS NULL THEN
+  -- (One statement per shape: a statement whose plan is kept must not depend on which filters are set.)
+  IF p_resource IS NULL AND p_client IS NULL THEN
+    SELECT max(e.occurred_at), min(e.occurred_at) INTO v_top, v_bottom FROM audit_events e WHERE e.company = v_company;
+  ELSIF p_resource IS NULL THEN
     SELECT max(e.occurred_at), min(e.occurred_at) INTO v_top, v_bottom FROM audit_events e
-      WHERE e.company = v_company AND (p_client IS NULL OR e.client = p_client);
+      WHERE e.company = v_company AND e.client = p_client;
   ELSE
     SELECT max(x.occurred_at), min(x.occurred_at) INTO v_top, v_bottom FROM audit_event_resources x
       WHERE x.company = v_company AND x.resource_id = p_resource;
@@ -180,9 +186,18 @@ export const AUDIT_READ_FUNCTION =
  * audit database; the main database gets it from its migrations.
  */
 export async function ensureAuditReadPath(sql: Sql): Promise<void> {
+  const { rows } = await sql.query<{ present: boolean }>(`SELECT to_regclass('audit_event_resources') IS NOT NULL AS present`);
   for (const statement of AUDIT_READ_SQL) await sql.query(statement);
   await mirrorResourcePartitions(sql);
+  // A trail that had events before its index existed: index them, as the main database's migration did.
+  if (!rows[0].present) await sql.query(INDEX_EXISTING_EVENTS);
 }
+
+/** Every event already in the trail under each id its answer named (what the trigger does for new ones). */
+const INDEX_EXISTING_EVENTS = `INSERT INTO audit_event_resources (company, resource_id, occurred_at, event_id)
+  SELECT DISTINCT e.company, r.id, e.occurred_at, e.id
+  FROM audit_events e CROSS JOIN LATERAL jsonb_array_elements_text(e.resource_ids) AS r(id)
+  WHERE e.company IS NOT NULL AND jsonb_typeof(e.resource_ids) = 'array' AND r.id IS NOT NULL`;
 
 /** A partition of `audit_event_resources` for each month of the trail that lacks one. */
 export async function mirrorResourcePartitions(sql: Sql): Promise<string[]> {

@@ -120,9 +120,10 @@ export async function ensureAuditPartitions(sql: Sql, from: Date, now = new Date
   const { rows } = await sql.query<{ indexed: boolean }>(`SELECT to_regclass('audit_event_resources') IS NOT NULL AS indexed`);
   const created: string[] = [];
   for (let month = monthStart(from); month <= monthStart(now, AUDIT_MONTHS_AHEAD); month = monthStart(month, 1)) {
-    if (await ensurePartition(sql, 'audit_events', month)) created.push(partitionName(month));
+    // The index's month first: a trail month without it would fail every insert its trigger indexes.
     if (rows[0].indexed && (await ensurePartition(sql, 'audit_event_resources', month)))
       created.push(partitionName(month, 'audit_event_resources'));
+    if (await ensurePartition(sql, 'audit_events', month)) created.push(partitionName(month));
   }
   return created;
 }

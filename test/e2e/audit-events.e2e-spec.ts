@@ -278,6 +278,7 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
       [{ route: 'GET /v1/nothing-here' }, 'INVALID_FILTER'],
       [{ route: '/v1/meetings' }, 'INVALID_FILTER'],
       [{ route: 'GET /v1/meetings/:meeting_id' }, 'INVALID_FILTER'],
+      [{ route: 'client:nothing' }, 'INVALID_FILTER'],
       [{ status: '600' }, 'INVALID_FILTER'],
       [{ status: '4x' }, 'INVALID_FILTER'],
       [{ status: 'xx' }, 'INVALID_FILTER'],
@@ -293,6 +294,10 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
       const res = await http.get('/v1/audit-events').auth(auditA, { type: 'bearer' }).query(query);
       expect({ query, status: res.status, code: res.body.error?.code }).toEqual({ query, status: 400, code });
     }
+    // An admin command the trail records is a route too (its events: method CLI).
+    expect(
+      (await http.get('/v1/audit-events').auth(auditA, { type: 'bearer' }).query({ route: 'client:expire-previous-secret' })).status,
+    ).toBe(200);
     const page = await http.get('/v1/audit-events?limit=1').auth(auditA, { type: 'bearer' });
     const cursor = page.body.pagination.next_cursor as string;
     expectError(await http.get('/v1/audit-events').auth(auditB, { type: 'bearer' }).query({ cursor }), 400, 'INVALID_CURSOR');
@@ -329,6 +334,53 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
         return m.query('SELECT client_id FROM app_company_clients($1)', [[a.reader.clientId, b.reader.clientId]]);
       });
       expect(names).toEqual([{ client_id: b.reader.clientId }]);
+    } finally {
+      await api.destroy();
+    }
+  });
+
+  it('walks the months in UTC whatever the session’s time zone: a month’s last day and first instant are paged', async () => {
+    const company = `cmp_${'7'.repeat(22)}`;
+    const times = [
+      '2026-05-31T23:30:00Z',
+      '2026-05-01T00:00:00Z',
+      '2026-04-30T23:59:59.999999Z',
+      '2026-03-31T12:00:00Z',
+      '2026-03-29T12:00:00Z',
+    ];
+    for (const [i, at] of times.entries()) {
+      await db.query(
+        `INSERT INTO audit_events (occurred_at, request_id, company, client, method, route, status, resource_ids)
+         VALUES ($1, $2, $3, $4, 'GET', 'GET /v1/meetings', 200, $5)`,
+        [at, `req_tz${i}`, company, `cli_${'7'.repeat(22)}`, JSON.stringify([`mtg_${'7'.repeat(22)}`])],
+      );
+    }
+    const api = await apiDataSource();
+    try {
+      for (const zone of ['America/New_York', 'Europe/Berlin', 'Asia/Kolkata']) {
+        for (const filters of [
+          [null, null],
+          [`cli_${'7'.repeat(22)}`, null],
+          [null, `mtg_${'7'.repeat(22)}`],
+        ]) {
+          const seen: string[] = await api.transaction(async (m) => {
+            await m.query(`SET LOCAL timezone = '${zone}'`);
+            await m.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
+            const ids: string[] = [];
+            let position: [string | null, string | null] = [null, null];
+            for (;;) {
+              const [row] = await m.query(
+                `SELECT request_id, occurred_at::text AS at, id::text AS id FROM app_audit_events($1, NULL, NULL, NULL, $2, NULL, NULL, $3, $4, 1)`,
+                [filters[0], filters[1], ...position],
+              );
+              if (!row) return ids;
+              ids.push(row.request_id);
+              position = [row.at, row.id];
+            }
+          });
+          expect({ zone, filters, seen }).toEqual({ zone, filters, seen: times.map((_, i) => `req_tz${i}`) });
+        }
+      }
     } finally {
       await api.destroy();
     }

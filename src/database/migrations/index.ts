@@ -29,6 +29,7 @@ import { ReadModelLockOrder1766300000000 } from './1766300000000-read-model-lock
 import { AuditRead1766400000000 } from './1766400000000-audit-read';
 import { AuditReadByMonth1766400000001 } from './1766400000001-audit-read-by-month';
 import { TokenSecrets1766500000000 } from './1766500000000-token-secrets';
+import { AuditReadUtc1766500000001 } from './1766500000001-audit-read-utc';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   AuditRead1766400000000,
   AuditReadByMonth1766400000001,
   TokenSecrets1766500000000,
+  AuditReadUtc1766500000001,
 ];
