@@ -277,7 +277,7 @@ describe('the policy set of every route', () => {
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(22); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed, the export
+    expect(checked).toHaveLength(23); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed, the export, the audit events
   });
 });
 
