@@ -5323,7 +5323,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only this client's requests (`cli_…`). */
                 client_id?: string;
-                /** @description Only requests answered by this route: its method and template exactly as events show them, e.g. `GET /v1/meetings/{meeting_id}` or `POST /oauth/token`. */
+                /** @description Only requests answered by this route: its method and template exactly as events show them, e.g. `GET /v1/meetings/{meeting_id}` or `POST /oauth/token`; or an admin command events show (`client:expire-previous-secret`, `webhooks:add`, …). */
                 route?: string;
                 /** @description Only requests answered with this status: a code (`404`) or a class (`4xx`). */
                 status?: string;
