@@ -19,7 +19,7 @@
 const common = {
   rootDir: __dirname,
   moduleFileExtensions: ['js', 'json', 'ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: { '^.+\\.ts$': '@swc/jest' },
   testEnvironment: 'node',
   // The SDK (sdk/src) imports its own modules as ES modules do, with `.js`: resolved to its sources.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -29,6 +29,8 @@ const withDatabase = {
   ...common,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Each worker's own databases (global setup starts a set per worker).
+  setupFiles: ['<rootDir>/test/support/worker-databases.ts'],
   // Every answer of every test app is checked against the OpenAPI document (test/support/contract-recorder.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/contract-check.ts'],
 };
@@ -36,7 +38,7 @@ const withDatabase = {
 module.exports = {
   rootDir: __dirname,
   testTimeout: 180_000,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  reporters: ['default', '<rootDir>/test/support/timing-reporter.js', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testRegex: '/(src|bench|test/support|sdk/test)/.*\\.spec\\.ts$' },
     { ...withDatabase, displayName: 'medium', testRegex: '/test/medium/.*\\.medium-spec\\.ts$' },

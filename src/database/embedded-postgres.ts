@@ -53,6 +53,11 @@ export interface EmbeddedOptions {
   buildDir?: string;
   /** Root only: where builds and clusters go that the cluster's account cannot reach in place. */
   homes?: string[];
+  /**
+   * Server settings for this start (`-c name=value`), after ours. The tests' clusters trade
+   * crash safety for speed (`fsync=off`): the service never passes any.
+   */
+  settings?: Record<string, string>;
 }
 
 /** Candidate homes, in order, for what must be reachable by the cluster's account. */
@@ -149,7 +154,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
     await initialise(buildDir, clusterDir, state.superPassword, account, log);
   }
   await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
-  const server = await startServer(buildDir, clusterDir, state.port, account, log);
+  const server = await startServer(buildDir, clusterDir, state.port, account, log, options.settings ?? {});
   const lastResort = () => void server.kill('SIGINT'); // postgres' fast shutdown, sent synchronously
   process.on('exit', lastResort);
   log(`embedded PostgreSQL listening on 127.0.0.1:${state.port}`);
@@ -345,11 +350,13 @@ function startServer(
   port: number,
   account: Account,
   log: (line: string) => void,
+  settings: Record<string, string>,
 ): Promise<ChildProcess> {
+  const extra = Object.entries({ fsync: 'on', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   return new Promise((resolve, reject) => {
     const server = spawn(
       join(buildDir, 'bin', 'postgres'),
-      ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'],
+      ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra],
       { ...account, env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let output = '';

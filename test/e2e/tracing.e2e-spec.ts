@@ -6,6 +6,7 @@ import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { createClient } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { explainSkip, RedisServer, redisMode, startRedisServer } from '../support/redis';
+import { builtEntry } from '../support/process-build';
 import { processToken, ServiceProcess, startServiceProcess } from '../support/service-process';
 import { eventually, ownerDataSource } from '../support/test-app';
 
@@ -113,10 +114,8 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     const loaded = execFileSync(
       process.execPath,
       [
-        '-r',
-        'ts-node/register/transpile-only',
         '-e',
-        "require('./src/tracing'); console.log(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).length)",
+        `require(${JSON.stringify(builtEntry('src/tracing.ts'))}); console.log(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).length)`,
       ],
       { env: { PATH: process.env.PATH }, encoding: 'utf8' },
     );

@@ -1,10 +1,15 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { builtEntry } from './process-build';
 import { assertTestDatabase, eventually, TEST_WEBHOOK_SECRET_KEY } from './test-app';
 
 const run = promisify(execFile);
 
-/** How the tests start the real admin CLI (or another entry point): node running its source, on the test databases, `env` added. */
+/**
+ * How the tests start the real admin CLI (or another entry point, named by its source): node
+ * running the app compiled once for the run (test/support/process-build.ts), on the test
+ * databases, `env` added.
+ */
 function cliProcess(
   env: NodeJS.ProcessEnv,
   args: string[],
@@ -12,7 +17,7 @@ function cliProcess(
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   return {
     command: process.execPath,
-    args: ['-r', 'ts-node/register/transpile-only', entry, ...args],
+    args: [builtEntry(entry), ...args],
     env: {
       PATH: process.env.PATH,
       LOG_LEVEL: 'silent',

@@ -1,10 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../../src/database/embedded-postgres';
+import { builtEntry } from './process-build';
 import { assertTestDatabase, testSigningKey, UNREACHED_RATE_LIMITS } from './test-app';
 
 export const TEST_PROCESS_CURSOR_SECRET = 'process-test-cursor-secret-0123456789abcdef';
 
-/** The service (src/main.ts) in a process of its own, as `npm start` would run it, on the test databases. */
+/** The service (src/main.ts, compiled once for the run) in a process of its own, as `npm start` would run it, on the test databases. */
 export interface ServiceProcess {
   port: number;
   base: string;
@@ -17,7 +18,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  const child = spawn(process.execPath, [builtEntry('src/main.ts')], {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
