@@ -6,15 +6,19 @@
  * - medium and e2e: specs under test/ against a real PostgreSQL, every test app's answers checked
  *   against the OpenAPI document (test/support/contract-check.ts).
  *
- * The database is started by a *project's* global setup: Jest runs a project's globalSetup only
+ * The databases are started by a *project's* global setup: Jest runs a project's globalSetup only
  * when at least one test of that project is selected, and runs each distinct module once per
  * run, so a run of unit specs alone starts no PostgreSQL, and a run of medium and e2e specs
- * starts it once. testTimeout and reporters are global options: they stay at the top level.
+ * starts them once: a set per worker. testTimeout, maxWorkers and reporters are global options:
+ * they stay at the top level.
+ *
+ * TypeScript is compiled by swc (`.swcrc`), file by file without type checks: `npm run typecheck`
+ * checks types once for the whole tree, where a type-checking transform did it again per file.
  *
  * Time: a test that waits on real time waits on a condition (`eventually`) with a deadline sized
  * for a machine twice as slow as this one at its busiest, and returns as soon as the condition
  * holds; testTimeout is only the backstop behind those deadlines, never the deadline itself.
- * `.ci/busy` runs the timing-sensitive files again with every CPU otherwise busy to prove it.
+ * `.ci/busy` runs the tests that wait on time again with every CPU otherwise busy to prove it.
  */
 const common = {
   rootDir: __dirname,
@@ -37,6 +41,11 @@ const withDatabase = {
 
 module.exports = {
   rootDir: __dirname,
+  // Files run side by side, each worker on PostgreSQL of its own (test/support/global-setup.ts).
+  // Most of a file's time is waiting (on PostgreSQL, child processes, conditions), so two workers
+  // pay on two cores, where Jest's default (one fewer than the cores) would run one file at a time.
+  // JEST_MAX_WORKERS (or --maxWorkers, or -i) says otherwise.
+  maxWorkers: Number(process.env.JEST_MAX_WORKERS) || Math.max(2, require('node:os').availableParallelism()),
   testTimeout: 180_000,
   reporters: ['default', '<rootDir>/test/support/timing-reporter.js', '<rootDir>/test/support/summary-reporter.js'],
   projects: [

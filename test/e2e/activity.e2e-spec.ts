@@ -23,7 +23,7 @@ import { assertTestDatabase, createTestApp, ownerDataSource } from '../support/t
  * overlapped and committed out of their start order, the failed captures left nothing, and
  * every derived field still tells the truth, in SQL and through the API.
  */
-describe('the activity simulator on a demo company', () => {
+describe('the activity simulator on a demo company [waits]', () => {
   let owner: DataSource;
   let pool: DataSource;
   let app: NestExpressApplication;

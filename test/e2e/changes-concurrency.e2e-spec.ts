@@ -19,7 +19,7 @@ const future = () => new Date(Date.now() + 3_600_000);
 /** FEED_SEED and FEED_PATH replay a failure fast-check reported (its seed and path). */
 const replay = () => (process.env.FEED_SEED ? { seed: Number(process.env.FEED_SEED), path: process.env.FEED_PATH } : {});
 
-describe('the change feed under concurrent writers and compaction', () => {
+describe('the change feed under concurrent writers and compaction [waits]', () => {
   let db: DataSource;
   let app: NestExpressApplication;
   const http = () => request(app.getHttpServer());

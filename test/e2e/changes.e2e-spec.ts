@@ -132,7 +132,7 @@ describe('GET /v1/changes', () => {
     );
   });
 
-  it('never moves past a change whose transaction is still running: the long writer delays the feed, it does not hide its change', async () => {
+  it('never moves past a change whose transaction is still running: the long writer delays the feed, it does not hide its change [waits]', async () => {
     const t = await tenant();
     const [a, b] = [await t.people.recording('meeting', { owner: t.seller }), await t.people.recording('meeting', { owner: t.seller })];
     const reader = await readerFromNow(t);
@@ -184,7 +184,7 @@ describe('GET /v1/changes', () => {
     expectError(await http().get(`/v1/calls/${call.publicId}`).set('Authorization', `Bearer ${t.token}`), 404, 'RESOURCE_NOT_FOUND');
   });
 
-  it("never serves another company's entries", async () => {
+  it("never serves another company's entries [waits]", async () => {
     const [a, b] = [await tenant(), await tenant()];
     const meeting = await b.people.recording('meeting', { owner: b.seller });
     const reader = new FeedReader(http, a.token);

@@ -74,7 +74,7 @@ describe('health probes', () => {
     await eventually(async () => (await context()).status === 200, 10_000);
   });
 
-  it('keeps answering through a PostgreSQL restart under traffic: only 200 or a fast 503, never a 500, back to 200 within 5 s', async () => {
+  it('keeps answering through a PostgreSQL restart under traffic: only 200 or a fast 503, never a 500, back to 200 within 5 s [waits]', async () => {
     const owner = await ownerDataSource(true);
     const client = await createClient(owner, await createCompany(owner)).finally(() => owner.destroy());
     const token = (await requestToken(http, client).expect(200)).body.access_token;
@@ -128,7 +128,7 @@ describe('health probes', () => {
 
 // After the probes, in the same file: this suite owns the disposable cluster, and jest runs a
 // file's blocks one after another, so nothing else stops it meanwhile.
-describe('the worker through PostgreSQL restarts', () => {
+describe('the worker through PostgreSQL restarts [waits]', () => {
   /** The two ways the worker runs: alone, and in the API process. */
   const ways: Array<[string, (env: NodeJS.ProcessEnv) => Promise<{ child: ChildProcess; output: () => string }>]> = [
     ['npm run worker', async (env) => startWorker(env).then((w) => ({ child: w.process, output: w.output }))],

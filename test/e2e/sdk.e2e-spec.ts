@@ -220,7 +220,7 @@ describe('SDK (@conversation-read-api/sdk) against the service', () => {
     expect(crowd.transport.tokenRequests).toBe(1);
   });
 
-  it('429: waits Retry-After and succeeds; a call whose deadline comes before the wait ends gets the 429 at once', async () => {
+  it('429: waits Retry-After and succeeds; a call whose deadline comes before the wait ends gets the 429 at once [waits]', async () => {
     const limited = await createTestApp({ env: { RATE_LIMIT_CLIENT: '2/2' } });
     try {
       await limited.listen(0, '127.0.0.1');
@@ -270,7 +270,7 @@ describe('SDK (@conversation-read-api/sdk) against the service', () => {
     }
   });
 
-  it('follow mode keeps the copy current while seed:activity writes, and stops at a safe point on abort', async () => {
+  it('follow mode keeps the copy current while seed:activity writes, and stops at a safe point on abort [waits]', async () => {
     const store = new MemoryStore();
     const stop = new AbortController();
     const rounds: SyncProgress[] = [];

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
@@ -18,7 +18,7 @@ import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { CHANGE_OBJECTS, ChangeObject } from '../../src/changes/change.vocabulary';
 import { feedBinding } from '../../src/changes/changes.service';
 import { readJournal } from '../support/sync-journal';
-import { runCli, startWorker as startWorkerProcess } from '../support/cli';
+import { runCli } from '../support/cli';
 import { ChangeEntry, FeedReader } from '../support/feed';
 import { createClient } from '../support/credentials';
 import { createTenant, Tenant } from '../support/tenant';
@@ -151,7 +151,7 @@ describe('webhooks: a worker in the API process', () => {
 
   const deliveredIds = (rx: WebhookReceiver) => new Set(rx.received.map((r) => r.id));
 
-  it('sends each change once, signed (verified by the standardwebhooks package), thin, with a cursor into the feed', async () => {
+  it('sends each change once, signed (verified by the standardwebhooks package), thin, with a cursor into the feed [waits]', async () => {
     const t = await tenant();
     const other = await tenant();
     const [rx, otherRx] = [await receiver(), await receiver()];
@@ -228,7 +228,7 @@ describe('webhooks: a worker in the API process', () => {
     }
   });
 
-  it('sends only the types an endpoint follows, with cursors bound to them', async () => {
+  it('sends only the types an endpoint follows, with cursors bound to them [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     const endpoint = await addEndpoint(t, rx.url, ['call', 'meeting']);
@@ -245,7 +245,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(unbound.body.error.code).toBe('INVALID_CURSOR');
   });
 
-  it('retries a failing receiver on the schedule, with backoff, until it answers', async () => {
+  it('retries a failing receiver on the schedule, with backoff, until it answers [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     rx.answer = (r) => (r.attempt <= 3 ? { status: 500 } : { status: 204 });
@@ -265,7 +265,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, last_status: 204 });
   });
 
-  it('marks an endpoint failing when a delivery used up its retries (never dropped), and active again on a success', async () => {
+  it('marks an endpoint failing when a delivery used up its retries (never dropped), and active again on a success [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     rx.answer = () => ({ status: 503 });
@@ -294,7 +294,7 @@ describe('webhooks: a worker in the API process', () => {
     expect((await listed()).failing_since).toBeNull();
   });
 
-  it('replays exactly the changes after a cursor, or committed after a date-time', async () => {
+  it('replays exactly the changes after a cursor, or committed after a date-time [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     const endpoint = await addEndpoint(t, rx.url);
@@ -340,7 +340,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(wrong).toMatchObject({ code: 1, json: { error: { code: 'INVALID_ARGUMENTS' } } });
   });
 
-  it('replays from a date-time a change whose transaction began before it and committed after it', async () => {
+  it('replays from a date-time a change whose transaction began before it and committed after it [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     const endpoint = await addEndpoint(t, rx.url);
@@ -368,7 +368,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(rx.received[1].id).toBe(change.id);
   });
 
-  it('signs with both secrets during a rotation, then with the new one only', async () => {
+  it('signs with both secrets during a rotation, then with the new one only [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     const endpoint = await addEndpoint(t, rx.url);
@@ -392,7 +392,9 @@ describe('webhooks: a worker in the API process', () => {
     const headersOf = (r: Received) => ({ 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature });
     expect(verifyWebhook(headersOf(during), during.body, endpoint.secret)).toEqual(during.event);
     expect(verifyWebhook(new Headers(headersOf(during)), Buffer.from(during.body), [secret, endpoint.secret])).toEqual(during.event);
-    expect(() => verifyWebhook(headersOf(during), during.body.replace('}', ' }'), [secret, endpoint.secret])).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(headersOf(during), during.body.replace('}', ' }'), [secret, endpoint.secret])).toThrow(
+      WebhookVerificationError,
+    );
     const twice = await cli({}, 'webhooks:rotate-secret', '--endpoint', endpoint.endpoint_id);
     expect(twice).toMatchObject({ code: 1, json: { error: { code: 'ROTATION_IN_PROGRESS' } } });
 
@@ -411,7 +413,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(again.json).toMatchObject({ expired: false });
   });
 
-  it('examples/webhook-receiver.mjs verifies events and keeps a copy through the feed', async () => {
+  it('examples/webhook-receiver.mjs verifies events and keeps a copy through the feed [waits]', async () => {
     await app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     const t = await tenant();
@@ -493,7 +495,7 @@ describe('webhooks: a worker in the API process', () => {
       });
     });
 
-    it('the worker checks the address after resolving the name, before connecting: a name that resolves to loopback is never called', async () => {
+    it('the worker checks the address after resolving the name, before connecting: a name that resolves to loopback is never called [waits]', async () => {
       const name = await privateName();
       if (!name) return;
       await app.close(); // one worker only: a strict one
@@ -520,7 +522,7 @@ describe('webhooks: a worker in the API process', () => {
       }
     });
 
-    it('a redirect is not followed, and counts as a failure', async () => {
+    it('a redirect is not followed, and counts as a failure [waits]', async () => {
       const t = await tenant();
       const [rx, target] = [await receiver(), await receiver()];
       rx.answer = () => ({ status: 302, location: target.url });
@@ -534,7 +536,7 @@ describe('webhooks: a worker in the API process', () => {
     });
   });
 
-  it('removing an endpoint stops its deliveries, retries included; unknown ids are refused', async () => {
+  it('removing an endpoint stops its deliveries, retries included; unknown ids are refused [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     rx.answer = () => ({ status: 500 }); // every attempt fails: a retry is due after about a second
@@ -555,7 +557,7 @@ describe('webhooks: a worker in the API process', () => {
     expect(noTypes).toMatchObject({ code: 1, json: { error: { code: 'INVALID_ARGUMENTS' } } });
   });
 
-  it('keeps delivery records for WEBHOOK_RETENTION_DAYS, then deletes them', async () => {
+  it('keeps delivery records for WEBHOOK_RETENTION_DAYS, then deletes them [waits]', async () => {
     const t = await tenant();
     const rx = await receiver();
     const endpoint = await addEndpoint(t, rx.url);
@@ -570,113 +572,5 @@ describe('webhooks: a worker in the API process', () => {
     );
     expect(await app.get(WebhookDeliveries).purge(30)).toBeGreaterThanOrEqual(1);
     expect(await deliveriesOf(endpoint)).toHaveLength(1);
-  });
-});
-
-/** Worker processes as a deployment runs them (`npm run worker`), with a short expiry so a dead one's jobs come back soon. */
-const PROCESS_ENV = {
-  LOG_LEVEL: 'debug',
-  WEBHOOK_ALLOW_PRIVATE: '1',
-  WEBHOOK_RETRY_SCHEDULE: '1,2,4',
-  WEBHOOK_POLL_MS: '50',
-  WEBHOOK_TIMEOUT_MS: '4000',
-  WEBHOOK_EXPIRE_SECONDS: '9',
-  CURSOR_SECRET: TEST_CURSOR_SECRET,
-};
-
-// In the same file as the in-process worker's tests, after them: jest runs a file's blocks one after
-// another, so no other worker is sending while these run.
-describe('webhook workers: several processes on one database', () => {
-  let db: DataSource;
-  let app: NestExpressApplication;
-  let http: ReturnType<typeof request>;
-  const workers: ChildProcess[] = [];
-  const receivers: WebhookReceiver[] = [];
-
-  beforeAll(async () => {
-    db = await ownerDataSource();
-    app = await createTestApp(); // no worker of its own: tokens and data only
-    http = request(app.getHttpServer());
-  });
-
-  afterEach(async () => {
-    for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.destroy();
-  });
-
-  const startWorker = () => startWorkerProcess(PROCESS_ENV, workers);
-
-  async function endpointFor(t: Tenant, rx: WebhookReceiver): Promise<string> {
-    const out = await runCli({ WEBHOOK_ALLOW_PRIVATE: '1' }, 'webhooks:add', '--company', t.company.publicId, '--url', rx.url, '--json');
-    expect(out.code).toBe(0);
-    return JSON.parse(out.stdout).endpoint_id;
-  }
-
-  async function receiverFor(t: Tenant): Promise<WebhookReceiver> {
-    const rx = await WebhookReceiver.start();
-    receivers.push(rx);
-    await endpointFor(t, rx);
-    return rx;
-  }
-
-  it('two workers share the work and send each event once', async () => {
-    const pair = await Promise.all([startWorker(), startWorker()]);
-    const tenants = await Promise.all([0, 1, 2].map(() => createTenant(db, http, ALL)));
-    const rxs = await Promise.all(tenants.map(receiverFor));
-    const made: string[][] = tenants.map(() => []);
-    // Rounds of 40 meetings per company, the companies' writers at once, until both workers have
-    // sent a batch: which worker fetches a job is up to their polls, so one round may all go to one.
-    for (let round = 0; round < 5 && !pair.every((w) => w.output().includes('sent a batch of')); round++) {
-      await Promise.all(
-        tenants.map(async (t, i) => {
-          for (let n = 0; n < 40; n++) made[i].push((await t.people.recording('meeting', { owner: t.seller })).publicId);
-        }),
-      );
-      await eventually(
-        async () => rxs.every((rx, i) => made[i].every((id) => rx.received.some((r) => r.event.data.object_id === id))),
-        30_000,
-      );
-    }
-    await sleep(QUIET_MS + 3000); // past a job's expiry (9 s here) and pg-boss's next look
-    for (const [i, rx] of rxs.entries()) {
-      expect(rx.received).toHaveLength(made[i].length);
-      expect([...rx.counts().values()].every((n) => n === 1)).toBe(true);
-    }
-    // Both sent batches.
-    for (const worker of pair) expect(worker.output()).toContain('sent a batch of');
-  });
-
-  it('a worker killed in the middle of sending: another one delivers its jobs', async () => {
-    const first = await startWorker();
-    const t = await createTenant(db, http, ALL);
-    const rx = await WebhookReceiver.start();
-    receivers.push(rx);
-    rx.answer = () => 'hang'; // the first worker's requests get no answer
-    const endpoint = await endpointFor(t, rx);
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await t.people.recording('meeting', { owner: t.seller })).publicId);
-    await eventually(async () => rx.received.length >= 1, 45_000);
-    first.process.kill('SIGKILL'); // well within its 4 s attempt timeout: the job is still its own
-    await new Promise((resolve) => first.process.once('exit', resolve));
-    const hung = new Set(rx.received.map((r) => r.id));
-
-    rx.answer = () => ({ status: 200 });
-    await startWorker();
-    // The job comes back after its expiry; the second worker sends everything, the hung ones a second time.
-    await eventually(
-      async () => ids.every((id) => rx.received.some((r) => r.event.data.object_id === id && (r.attempt > 1 || !hung.has(r.id)))),
-      40_000,
-    );
-    const out = await runCli({ WEBHOOK_ALLOW_PRIVATE: '1' }, 'webhooks:deliveries', '--endpoint', endpoint, '--json');
-    const rows = JSON.parse(out.stdout).data as Array<{ status: string; attempts: number }>;
-    expect(rows).toHaveLength(5);
-    // Only the second worker's attempts were recorded: the first died before its bookkeeping.
-    for (const row of rows) expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect([...hung].every((id) => rx.counts().get(id)! >= 2)).toBe(true);
   });
 });
