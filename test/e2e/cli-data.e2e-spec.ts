@@ -5,19 +5,8 @@ import { loadConfig } from '../../src/config/app-config';
 import { ACTIVITY_KINDS } from '../../src/seeding/activity-simulator';
 import { DemoSeeder } from '../../src/seeding/demo-seeder';
 import { createCompany } from '../support/factories';
-import { runCli, spawnCli } from '../support/cli';
+import { cli, onlyJson, spawnCli } from '../support/cli';
 import { ownerDataSource } from '../support/test-app';
-
-/** Runs the real CLI in its own process, as an admin would. */
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return runCli({}, ...args);
-}
-
-function onlyJson(stdout: string): unknown {
-  const lines = stdout.split('\n').filter(Boolean);
-  expect(lines).toHaveLength(1);
-  return JSON.parse(lines[0]);
-}
 
 describe('admin CLI: audit', () => {
   let owner: DataSource;

@@ -8,6 +8,12 @@ import { createTestApp, eventually, ownerDataSource, sleep } from '../support/te
 import { outstandingSampler } from '../support/webhook-queue';
 import { Received, WebhookReceiver } from '../support/webhook-receiver';
 
+/**
+ * The lease belongs to the job, forced with a backlog that outlasts job expiries. One test, and
+ * about a minute of it is the proof itself: two rounds of the backlog (every first attempt
+ * refused, then every retry), each four job expiries long so that a lease taken as lost would
+ * show, then a wait past one more expiry. Splitting it would only repeat that wait.
+ */
 const ALL: Scope[] = [...ALL_SCOPES];
 
 /** Two retries, 2 s then 3 s (±20%), then the delivery gives up. */

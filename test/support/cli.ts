@@ -43,6 +43,18 @@ export async function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise
   }
 }
 
+/** Runs the real admin CLI in its own process, as an admin would, on the test environment. */
+export function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCli({}, ...args);
+}
+
+/** The one JSON line a `--json` command printed (expecting exactly one). */
+export function onlyJson(stdout: string): unknown {
+  const lines = stdout.split('\n').filter(Boolean);
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]);
+}
+
 /** Starts the real admin CLI and returns at once (to signal it while it runs). */
 export function spawnCli(env: NodeJS.ProcessEnv, ...args: string[]): ChildProcess {
   const cli = cliProcess(env, args);
