@@ -1,25 +1,14 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_SCOPES } from '../../src/contract/scopes';
 import { runCli } from '../support/cli';
-import { accessToken, Demo, differences, readEverything, servedDemo } from '../support/full-read';
+import { differences } from '../support/full-read';
 import { Journal, readJournal } from '../support/sync-journal';
+import { expectCompacted, SYNC_SCRIPT, syncExample } from '../support/sync-example';
 import { eventually, sleep } from '../support/test-app';
-
-const run = promisify(execFile);
-const SCRIPT = join(__dirname, '../../examples/sync.mjs');
-
-/** A run ended with a compaction: the journal holds the live objects and one checkpoint, the feed's cursor. */
-function expectCompacted(journal: Journal): void {
-  expect(journal.export).toBeNull();
-  expect(journal.cursor).toMatch(/^cur_/);
-  expect(journal.lines).toBe(Object.keys(journal.objects).length + 1);
-}
 
 /**
  * examples/sync.mjs interrupted as a real integration is: SIGKILLed in the middle of its export
@@ -28,39 +17,8 @@ function expectCompacted(journal: Journal): void {
  * full read of what the client may read (sync-example.e2e-spec.ts has the uninterrupted run).
  */
 describe('examples/sync.mjs, killed and restarted', () => {
-  let app: NestExpressApplication;
-  let base: string;
-  let demo: Demo;
-  const state = () => join(process.env.TEST_ROOT!, `sync-copy-${process.pid}.json`);
-  const env = () => ({ PATH: process.env.PATH, BASE_URL: base, CLIENT_ID: demo.client_id, CLIENT_SECRET: demo.client_secret });
-
-  beforeAll(async () => {
-    ({ app, base, demo } = await servedDemo());
-  });
-  afterAll(() => app.close());
-
-  const token = () => accessToken(base, demo.client_id, demo.client_secret);
-  const fullRead = async () => readEverything(base, await token());
-
-  const sync = async (path = state(), ...args: string[]) => {
-    const { stdout } = await run(process.execPath, [SCRIPT, '--state', path, ...args], { env: env() });
-    return stdout
-      .trim()
-      .split('\n')
-      .map(
-        (line) =>
-          JSON.parse(line) as {
-            pages: number;
-            entries: number;
-            exported: number;
-            created: number;
-            updated: number;
-            deleted: number;
-            requests: number;
-            objects: number;
-          },
-      );
-  };
+  const example = syncExample();
+  const { env, fullRead, sync, syncAs } = example;
 
   /**
    * A proxy in front of the app that passes every request through, except the first export when
@@ -82,7 +40,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
         }
         let body = '';
         for await (const chunk of req) body += chunk;
-        const upstream = await fetch(`${base}${req.url}`, {
+        const upstream = await fetch(`${example.base}${req.url}`, {
           method: req.method,
           headers: Object.fromEntries(
             ['authorization', 'content-type'].flatMap((h) => (req.headers[h] ? [[h, String(req.headers[h])]] : [])),
@@ -126,7 +84,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
     const proxy = await drippingProxy();
     let killedAt: Journal;
     try {
-      const example = spawn(process.execPath, [SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
+      const example = spawn(process.execPath, [SYNC_SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
       const exited = new Promise((resolve) => example.once('exit', resolve));
       // Killed once a checkpoint past some records is in the journal (the example checkpoints every second).
       await eventually(async () => Boolean((await readJournal(path).catch(() => null))?.export?.after), 30_000);
@@ -165,7 +123,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
       {},
       'seed:activity',
       '--company',
-      demo.company_id,
+      example.demo.company_id,
       '--minutes',
       '0.05',
       '--rate',
@@ -180,7 +138,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
     const proxy = await drippingProxy({ dripExport: false, hang: (url) => url.includes('ids=') && ++batches === 2 });
     let killedAt: Journal;
     try {
-      const example = spawn(process.execPath, [SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
+      const example = spawn(process.execPath, [SYNC_SCRIPT, '--state', path], { env: { ...env(), BASE_URL: proxy.url }, stdio: 'ignore' });
       const exited = new Promise((resolve) => example.once('exit', resolve));
       await eventually(async () => proxy.held.length === 1, 30_000);
       example.kill('SIGKILL');
@@ -205,7 +163,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
       {},
       'client:create',
       '--company',
-      demo.company_id,
+      example.demo.company_id,
       '--name',
       'No chat content',
       '--scopes',
@@ -215,10 +173,7 @@ describe('examples/sync.mjs, killed and restarted', () => {
     expect(made.code).toBe(0);
     const client = JSON.parse(made.stdout.trim()) as { client_id: string; client_secret: string };
     const path = join(process.env.TEST_ROOT!, `sync-partial-${process.pid}.json`);
-    const { stdout } = await run(process.execPath, [SCRIPT, '--state', path], {
-      env: { ...env(), CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret },
-    });
-    const summary = JSON.parse(stdout.trim().split('\n').pop()!) as { exported: number; requests: number };
+    const summary = (await syncAs(client, path)).pop()!;
     expect(summary.exported).toBeGreaterThan(50);
     expect(summary.requests).toBeLessThan(10); // two exports and the feed, not the feed from the beginning
     const copy = await readJournal(path);

@@ -1,21 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { spawn } from 'node:child_process';
 import { runCli } from '../support/cli';
-import { accessToken, Demo, differences, readEverything, servedDemo } from '../support/full-read';
-import { Journal, readJournal } from '../support/sync-journal';
+import { differences } from '../support/full-read';
+import { readJournal } from '../support/sync-journal';
+import { expectCompacted, SYNC_SCRIPT, syncExample } from '../support/sync-example';
 import { sleep } from '../support/test-app';
-
-const run = promisify(execFile);
-const SCRIPT = join(__dirname, '../../examples/sync.mjs');
-
-/** A run ended with a compaction: the journal holds the live objects and one checkpoint, the feed's cursor. */
-function expectCompacted(journal: Journal): void {
-  expect(journal.export).toBeNull();
-  expect(journal.cursor).toMatch(/^cur_/);
-  expect(journal.lines).toBe(Object.keys(journal.objects).length + 1);
-}
 
 /**
  * The README's promise, as a test: an integrator running examples/sync.mjs keeps an exact copy.
@@ -25,39 +13,8 @@ function expectCompacted(journal: Journal): void {
  * API: zero differences.
  */
 describe('examples/sync.mjs against seed:activity [waits]', () => {
-  let app: NestExpressApplication;
-  let base: string;
-  let demo: Demo;
-  const state = () => join(process.env.TEST_ROOT!, `sync-copy-${process.pid}.json`);
-  const env = () => ({ PATH: process.env.PATH, BASE_URL: base, CLIENT_ID: demo.client_id, CLIENT_SECRET: demo.client_secret });
-
-  beforeAll(async () => {
-    ({ app, base, demo } = await servedDemo());
-  });
-  afterAll(() => app.close());
-
-  const token = () => accessToken(base, demo.client_id, demo.client_secret);
-  const fullRead = async () => readEverything(base, await token());
-
-  const sync = async (path = state(), ...args: string[]) => {
-    const { stdout } = await run(process.execPath, [SCRIPT, '--state', path, ...args], { env: env() });
-    return stdout
-      .trim()
-      .split('\n')
-      .map(
-        (line) =>
-          JSON.parse(line) as {
-            pages: number;
-            entries: number;
-            exported: number;
-            created: number;
-            updated: number;
-            deleted: number;
-            requests: number;
-            objects: number;
-          },
-      );
-  };
+  const example = syncExample();
+  const { state, env, fullRead, sync } = example;
 
   it('backfills through one export, follows the feed with ids + include while seed:activity writes, and ends with zero differences from a full read', async () => {
     const [backfill] = await sync();
@@ -70,7 +27,7 @@ describe('examples/sync.mjs against seed:activity [waits]', () => {
     expect(differences(copy.objects, await fullRead())).toEqual([]);
 
     // Activity while the example follows the feed, then one more catch-up once the writers are done.
-    const follower = spawn(process.execPath, [SCRIPT, '--state', state(), '--follow', '--interval', '0.5'], {
+    const follower = spawn(process.execPath, [SYNC_SCRIPT, '--state', state(), '--follow', '--interval', '0.5'], {
       env: env(),
       stdio: 'ignore',
     });
@@ -78,7 +35,7 @@ describe('examples/sync.mjs against seed:activity [waits]', () => {
       {},
       'seed:activity',
       '--company',
-      demo.company_id,
+      example.demo.company_id,
       '--minutes',
       '0.15',
       '--rate',
@@ -105,7 +62,7 @@ describe('examples/sync.mjs against seed:activity [waits]', () => {
       {},
       'seed:activity',
       '--company',
-      demo.company_id,
+      example.demo.company_id,
       '--minutes',
       '0.1',
       '--rate',
