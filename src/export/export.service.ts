@@ -122,28 +122,39 @@ export class ExportService {
     if (!types.includes(from)) throw new ApiError('INVALID_FILTER', 'after must be an id of one of the exported collections.');
     const { exportConcurrency, exportIdleSeconds } = this.config.exports;
 
-    await this.tenant.run(
-      principal.companyId,
-      async () => {
-        if (!(await this.takeSlot(principal.companyId, exportConcurrency))) {
-          throw new ApiError(
-            'RATE_LIMIT_EXCEEDED',
-            `The company already runs ${exportConcurrency} exports; retry after ${BUSY_RETRY_SECONDS} seconds.`,
-            { 'Retry-After': String(BUSY_RETRY_SECONDS) },
+    // The records are sent inside the snapshot's transaction; the trailer only once it ended, so
+    // a client that starts its next export as soon as this one's trailer arrived finds the slot free.
+    let finish: ((failed?: unknown) => Promise<void>) | undefined;
+    try {
+      await this.tenant.run(
+        principal.companyId,
+        async () => {
+          if (!(await this.takeSlot(principal.companyId, exportConcurrency))) {
+            throw new ApiError(
+              'RATE_LIMIT_EXCEEDED',
+              `The company already runs ${exportConcurrency} exports; retry after ${BUSY_RETRY_SECONDS} seconds.`,
+              { 'Retry-After': String(BUSY_RETRY_SECONDS) },
+            );
+          }
+          const started = auditEventOf(req, this.cls, 200);
+          await this.audit(started);
+          const position = await this.changes.head();
+          const feedCursor = this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), position);
+          finish = await this.send(
+            res,
+            { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started },
+            exportIdleSeconds * 1000,
           );
-        }
-        const started = auditEventOf(req, this.cls, 200);
-        await this.audit(started);
-        const position = await this.changes.head();
-        const feedCursor = this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), position);
-        await this.send(
-          res,
-          { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started },
-          exportIdleSeconds * 1000,
-        );
-      },
-      { idleMs: (exportIdleSeconds + 30) * 1000 },
-    );
+        },
+        { idleMs: (exportIdleSeconds + 30) * 1000 },
+      );
+    } catch (error) {
+      // Before the stream began, the error is the answer; after (its transaction failed to end),
+      // the stream ends without its trailer, and the client resumes with after=.
+      if (!finish) throw error;
+      return finish(error);
+    }
+    await finish?.(); // set: the transaction's work is the stream
   }
 
   /** The types asked for (every readable one by default), each readable by the token; else 403. */
@@ -192,12 +203,16 @@ export class ExportService {
     }
   }
 
-  /** Writes the stream: headers, every record, the trailer; audits how it ended. */
+  /**
+   * Writes the stream's headers and every record; resolves, once the records are written or the
+   * stream was cut, to what finishes it after the snapshot's transaction: the trailer (when every
+   * record went out and the transaction ended without `failed`), and the audit of how it ended.
+   */
   private async send(
     res: Response,
     job: { types: ExportType[]; after: string | null; parts: readonly ExportPart[]; feedCursor: string; started: AuditEvent },
     idleMs: number,
-  ): Promise<void> {
+  ): Promise<(failed?: unknown) => Promise<void>> {
     const began = Date.now();
     const records: Record<string, number> = Object.fromEntries(job.types.map((t) => [t, 0]));
     let bytes = 0;
@@ -270,6 +285,12 @@ export class ExportService {
       }
     };
 
+    const fail = (error: unknown) => {
+      outcome = error instanceof Cut ? error.outcome : 'error';
+      if (outcome === 'error') this.logger.error(`export failed: ${(error as Error).message}`);
+      res.destroy(); // cut: the client sees no trailer and resumes with after=
+    };
+
     // The batch being read ahead: the transaction ends only once it has (a cut leaves none running).
     let next: Promise<unknown> | undefined;
     try {
@@ -297,15 +318,13 @@ export class ExportService {
         }
       }
       goOn();
-      await write([JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })]);
-      res.end();
     } catch (error) {
-      outcome = error instanceof Cut ? error.outcome : 'error';
-      if (outcome === 'error') this.logger.error(`export failed: ${(error as Error).message}`);
-      res.destroy(); // cut: the client sees no trailer and resumes with after=
+      fail(error);
     } finally {
-      cutFor ??= outcome; // a batch still being read stops before its next statement
+      cutFor ??= outcome === 'complete' ? undefined : outcome; // a batch still being read stops before its next statement
       await next?.catch(() => undefined);
+    }
+    const ended = () => {
       this.running.delete(running);
       const seconds = (Date.now() - began) / 1000;
       this.stats.ended[outcome]++;
@@ -317,7 +336,23 @@ export class ExportService {
         occurredAt: new Date(),
         query: { ...job.started.query, export: { outcome, records, bytes, seconds: Math.round(seconds * 1000) / 1000 } },
       });
+    };
+    if (outcome !== 'complete') {
+      ended();
+      return async () => undefined;
     }
+    return async (failed?: unknown) => {
+      try {
+        if (failed) throw failed;
+        goOn();
+        await write([JSON.stringify({ object: 'export', records, feed_cursor: job.feedCursor })]);
+        res.end();
+      } catch (error) {
+        fail(error);
+      } finally {
+        ended();
+      }
+    };
   }
 
   /**

@@ -2,6 +2,7 @@ import { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
 import { loadConfig } from '../../src/config/app-config';
@@ -275,6 +276,25 @@ describe('GET /v1/export', () => {
     expectError(await get('/v1/export?include=summary'), 400, 'INVALID_FILTER');
     expectError(await get('/v1/export?after=nope'), 400, 'INVALID_FILTER');
     expectError(await get(`/v1/export?types=meeting&after=call_${'a'.repeat(22)}`), 400, 'INVALID_FILTER');
+  });
+
+  it('frees its slot before the trailer: with one slot per company, the next export may start the moment a trailer arrived', async () => {
+    // The slot is an advisory lock of the snapshot's transaction. Each COMMIT is held back 300 ms
+    // here: a trailer sent before its transaction ended would meet the next export still locked out.
+    const query = Client.prototype.query as (...args: unknown[]) => unknown;
+    const held = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      if (args[0] !== 'COMMIT') return query.apply(this, args);
+      return sleep(300).then(() => query.apply(this, args));
+    } as never);
+    try {
+      for (let n = 0; n < 6; n++) {
+        const res = await get('/v1/export?types=call').buffer(true).parse(rawBody);
+        expect({ n, status: res.status }).toEqual({ n, status: 200 });
+        expect(linesOf(res.body as Buffer).pop()).toMatchObject({ object: 'export' });
+      }
+    } finally {
+      held.mockRestore();
+    }
   });
 
   it('EXPORT_CONCURRENCY per company: another export meanwhile is 429 with Retry-After; a reader that takes nothing is cut after EXPORT_IDLE_SECONDS', async () => {

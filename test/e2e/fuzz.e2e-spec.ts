@@ -55,6 +55,11 @@ import { createTestApp, ownerDataSource, testSigningKey } from '../support/test-
  *
  * FUZZ_SEED replays a run (a failure prints its seed); FUZZ_SCALE multiplies the runs;
  * FUZZ_STATS=1 prints the answers seen by status and code; FUZZ_LOG_LEVEL=warn shows the service's log.
+ *
+ * One file of about a minute, on purpose: its last test holds the run as a whole to its promise
+ * (over 10,000 requests, the data reached, every kind of refusal on every surface seen), which
+ * files run apart could not check; the time is the requests themselves, each answered by the
+ * real app and checked against the contract.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
