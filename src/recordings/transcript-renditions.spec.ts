@@ -85,6 +85,16 @@ describe('transcript renditions', () => {
       expect(vtt.split('\n').filter((line) => line.includes('-->'))).toEqual(['00:00:00.000 --> 00:00:00.001']);
     });
 
+    it("never lets a voice name ending in - meet its tag's > as -->: a space between them, stripped by readers", () => {
+      // fast-check found it: a speaker named "--" with no text wrote the cue line `<v -->`, a timing line to every reader.
+      const vtt = renderVtt([u('--', '', 0, 1), u('Ana -', 'x', 1, 2)]);
+      expect(vtt).toBe('WEBVTT\n\n00:00:00.000 --> 00:00:00.001\n<v -- >\n\n00:00:00.001 --> 00:00:00.002\n<v Ana - >x\n');
+      expect(vtt.split('\n').filter((line) => line.includes('-->'))).toHaveLength(2);
+      const parsed = new WebVTTParser().parse(vtt, 'subtitles');
+      expect(parsed.errors).toEqual([]);
+      expect(parsed.cues.map((cue) => (cue.tree.children[0] as { value?: string } | undefined)?.value)).toEqual(['--', 'Ana -']);
+    });
+
     it('keeps a cue one block: line breaks and blank lines in the text become one space', () => {
       expect(renderVtt([u('Ana', 'um\n\ndois\r\n\r\ntrês\n', 5, 6)])).toBe(
         'WEBVTT\n\n00:00:00.005 --> 00:00:00.006\n<v Ana>um dois três\n',

@@ -49,13 +49,15 @@ export function renderTranscript(format: TextFormat, utterances: readonly Uttera
  * WebVTT: the `WEBVTT` line, then a cue per utterance, each after a blank line: its timings and
  * the text, behind a voice span (`<v Speaker>`, whose end tag a cue of one span may omit) when
  * the speaker is known. Text and voice name are escaped (`&amp;`, `&lt;`, `&gt;`), so no cue
- * holds a tag of its own or `-->`. An empty text leaves the cue empty, which WebVTT allows.
+ * holds a tag of its own or `-->` (nor does a name ending in `-` before the voice tag's `>`). An empty text leaves the cue empty, which WebVTT allows.
  */
 export function renderVtt(utterances: readonly Utterance[]): string {
   let vtt = 'WEBVTT\n';
   for (const u of utterances) {
     const speaker = speakerName(u.speaker);
-    const voice = speaker === null ? '' : `<v ${escapeVtt(speaker)}>`;
+    // A name ending in `-` would meet the tag's `>` as `-->`, which no cue may hold: a space
+    // goes between them, and readers strip it from the annotation.
+    const voice = speaker === null ? '' : `<v ${escapeVtt(speaker)}${speaker.endsWith('-') ? ' ' : ''}>`;
     vtt += `\n${timestamp(u.start_ms, '.')} --> ${timestamp(u.end_ms, '.')}\n${voice}${escapeVtt(oneLine(u.text))}\n`;
   }
   return vtt;

@@ -1,5 +1,5 @@
 /**
- * Where a run's time goes: every file's wall time, and every test's, written as JSON to
+ * Where a run's time goes: every file's wall time, and every test's (and what failed), written as JSON to
  * `TEST_TIMINGS` (default `.test-timings.json` at the root, ignored by git) and the slowest
  * 20 files printed after Jest's summary. `npm run test:timings` prints a saved report again
  * (`-- --tests 30` for the slowest tests, `-- --files 40` for more files).
@@ -25,6 +25,9 @@ class TimingReporter {
       seconds: round((end - start) / 1000),
       tests: result.numPassingTests + result.numFailingTests + result.numPendingTests,
       failed: result.numFailingTests,
+      failures: result.testResults
+        .filter((t) => t.status === 'failed')
+        .map((t) => ({ name: t.fullName, message: (t.failureMessages[0] ?? '').split('\n').slice(0, 12).join('\n') })),
       slowest: result.testResults
         .map((t) => ({ name: t.fullName, seconds: round((t.duration ?? 0) / 1000) }))
         .sort((a, b) => b.seconds - a.seconds)
