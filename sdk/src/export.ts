@@ -4,14 +4,14 @@ import type { components } from './generated/openapi.js';
 type Schemas = components['schemas'];
 /** One exported record: as its list route shows it, with the `include` asked for. */
 export type ExportRecord = Schemas['MeetingDto'] | Schemas['CallDto'] | Schemas['EmailConversationDto'] | Schemas['ChatConversationDto'];
-/** The export's last line: counts by collection and the feed cursor (the `Feed-Cursor` header's). */
+/** The export's last line: counts by collection and the feed cursor (the `Feed-Cursor` header's; null when the answer was a resumed stream's). */
 export type ExportTrailer = Schemas['ExportTrailerDto'];
 
 /** Opens one export request (with `after` when resuming): the answer, with its `Feed-Cursor` header. */
 export type OpenExport = (after: string | undefined, signal: AbortSignal | undefined) => Promise<Response>;
 
 export interface ExportStreamOptions {
-  /** Resume strictly after this id (the last one you stored of an earlier, cut export). */
+  /** Resume strictly after this id (the last one you stored of an earlier, cut export). The stream then has no `feedCursor`: keep the earlier one's. */
   after?: string;
   /** When the stream is cut, request it again after the last record yielded, keeping the first `Feed-Cursor` (default true). */
   resume?: boolean;
@@ -29,7 +29,10 @@ export interface ExportStreamOptions {
  * `resume: false`, or after `maxResumes` cuts in a row, the iterator throws `ApiError` `EXPORT_CUT`.
  */
 export class ExportStream implements AsyncIterable<ExportRecord> {
-  /** The first answer's `Feed-Cursor`: follow `GET /v1/changes` from it once the export is stored. Set once the stream opened. */
+  /**
+   * The first answer's `Feed-Cursor`: follow `GET /v1/changes` from it once the export is stored. Set once the stream opened;
+   * stays null on a stream opened with `after` (a resumed export names no cursor: keep the one of the stream it resumes).
+   */
   feedCursor: string | null = null;
   /** The trailer, once the stream ended complete. */
   trailer: ExportTrailer | null = null;
@@ -54,8 +57,9 @@ export class ExportStream implements AsyncIterable<ExportRecord> {
     for (let cuts = 0; ;) {
       const response = await this.open(this.lastId ?? undefined, this.options.signal);
       this.requests++;
-      if (this.requests === 1) {
+      if (this.requests === 1 && !this.options.after) {
         // The first answer's cursor is the one to follow the feed from; a later one could skip what this snapshot missed.
+        // A stream opened with `after` continues an earlier one: it takes no cursor (the service names none), the earlier one's holds.
         this.feedCursor = response.headers.get('feed-cursor');
         if (!this.feedCursor)
           throw new ApiError({

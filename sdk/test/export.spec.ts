@@ -40,12 +40,14 @@ function body(text: string, sizes: number[], cut = false): FakeBody {
   return { stream, chunks, pulls: () => pulls, cancelled: () => cancelled };
 }
 
-function ndjsonResponse(fake: FakeBody, feedCursor: string): Response {
-  return new Response(fake.stream, { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Feed-Cursor': feedCursor } });
+/** An export answer; `feedCursor` null: without the header (a resumed stream's, with `after`). */
+function ndjsonResponse(fake: FakeBody, feedCursor: string | null): Response {
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson', ...(feedCursor ? { 'Feed-Cursor': feedCursor } : {}) };
+  return new Response(fake.stream, { status: 200, headers });
 }
 
 const meeting = (n: number, title = `Meeting ${n}`) => ({ object: 'meeting', id: `mtg_${n}`, title });
-const trailer = (count: number, cursor: string) => ({ object: 'export', records: { meeting: count }, feed_cursor: cursor });
+const trailer = (count: number, cursor: string | null) => ({ object: 'export', records: { meeting: count }, feed_cursor: cursor });
 const ndjson = (...lines: unknown[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 
 async function collect(iterable: AsyncIterable<ExportRecord>): Promise<unknown[]> {
@@ -102,14 +104,30 @@ describe('export', () => {
   it('a stream cut by a network error is resumed the same way', async () => {
     const { api, server } = harness();
     const first = body(ndjson(meeting(1)), [5], true);
-    const second = body(ndjson(meeting(2), trailer(2, 'cur_b')), [7]);
-    server.answers.push(ndjsonResponse(first, 'cur_a'), ndjsonResponse(second, 'cur_b'));
+    const second = body(ndjson(meeting(2), trailer(2, null)), [7]);
+    server.answers.push(ndjsonResponse(first, 'cur_a'), ndjsonResponse(second, null));
 
-    const stream = api.export({ types: ['meeting'] }, { after: 'mtg_0' });
+    const stream = api.export({ types: ['meeting'] });
     await expect(collect(stream)).resolves.toEqual([meeting(1), meeting(2)]);
 
     expect(stream.feedCursor).toBe('cur_a');
-    expect(server.apiRequests.map((s) => s.url.searchParams.get('after'))).toEqual(['mtg_0', 'mtg_1']);
+    expect(server.apiRequests.map((s) => s.url.searchParams.get('after'))).toEqual([null, 'mtg_1']);
+  });
+
+  it('a stream opened with after= takes no Feed-Cursor (its snapshot is newer than the first stream\'s), needs none, and ignores one an older server sends', async () => {
+    const { api, server } = harness();
+    // The service names no cursor on a resumed stream; an older one named a newer one, which would skip changes.
+    server.answers.push(
+      ndjsonResponse(body(ndjson(meeting(1), trailer(1, null)), [9]), null),
+      ndjsonResponse(body(ndjson(meeting(1), trailer(1, 'cur_newer')), [9]), 'cur_newer'),
+    );
+    for (const _ of [1, 2]) {
+      const stream = api.export({ types: ['meeting'] }, { after: 'mtg_0' });
+      await expect(collect(stream)).resolves.toEqual([meeting(1)]);
+      expect(stream.feedCursor).toBeNull();
+      expect(stream.trailer).toMatchObject({ object: 'export', records: { meeting: 1 } });
+    }
+    expect(server.apiRequests.map((s) => s.url.searchParams.get('after'))).toEqual(['mtg_0', 'mtg_0']);
   });
 
   it('with resume: false a cut throws ApiError EXPORT_CUT after the records it had', async () => {

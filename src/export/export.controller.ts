@@ -11,7 +11,7 @@ import { ChatConversationDto } from '../chat/chat.dto';
 import { EmailConversationDto } from '../emails/email.dto';
 import { EXPORT_TYPES, ExportQuery } from './export.query';
 
-/** The stream's last line: what it held, and where to follow the change feed from. */
+/** The stream's last line: what it held, and (on a first stream) where to follow the change feed from. */
 export class ExportTrailerDto {
   @ApiProperty({ enum: ['export'] }) object: 'export';
   @ApiProperty({
@@ -20,7 +20,14 @@ export class ExportTrailerDto {
     properties: Object.fromEntries(EXPORT_TYPES.map((t) => [t, { type: 'integer', minimum: 0 }])),
   })
   records: Record<string, number>;
-  @ApiProperty({ pattern: '^cur_[A-Za-z0-9_-]+$', description: 'The same cursor as the `Feed-Cursor` header.' }) feed_cursor: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: '^cur_[A-Za-z0-9_-]+$',
+    description:
+      'The same cursor as the `Feed-Cursor` header; `null` on a resumed stream (one with `after`), which names no cursor: follow the feed from the first stream\'s.',
+  })
+  feed_cursor: string | null;
 }
 import { ExportService } from './export.service';
 
@@ -39,16 +46,18 @@ export class ExportController {
     operationId: 'exportRecords',
     summary: 'Every record of the company, from one snapshot, as NDJSON',
     description:
-      'One JSON object per line: every record of the exported collections, as its list route shows it (with the same `include`), meetings, calls, emails, then chat, each in ascending id (byte order), all from one snapshot. The last line is `{"object": "export", "records": {…}, "feed_cursor": "cur_…"}`; a stream without it was cut: resume with `after=<the last id stored>` and keep the first `Feed-Cursor`. Follow `GET /v1/changes` from that cursor afterwards: it yields, at least once, every object changed that the snapshot did not see. Also governed by the `export` rate-limit policy, and by at most `EXPORT_CONCURRENCY` exports at once per company (`429` with `Retry-After`).',
+      'One JSON object per line: every record of the exported collections, as its list route shows it (with the same `include`), meetings, calls, emails, then chat, each in ascending id (byte order), all from one snapshot. The last line is `{"object": "export", "records": {…}, "feed_cursor": "cur_…"}`; a stream without it was cut: resume with `after=<the last id stored>`. Follow `GET /v1/changes` afterwards from the `Feed-Cursor` of the first stream: it yields, at least once, every object changed that the snapshot did not see. A resumed stream (one with `after`) reads a newer snapshot and names no cursor (no `Feed-Cursor` header, and `feed_cursor` is `null` in its trailer), since the feed from a newer one would skip what changed between the two snapshots. Also governed by the `export` rate-limit policy, and by at most `EXPORT_CONCURRENCY` exports at once per company (`429` with `Retry-After`).',
   })
   @ApiExtraModels(MeetingDto, CallDto, EmailConversationDto, ChatConversationDto, ExportTrailerDto)
   @ApiResponse({
     status: 200,
-    description: 'The stream. Header `Feed-Cursor`: a `GET /v1/changes` cursor bound to every type the token can read.',
+    description:
+      'The stream. Header `Feed-Cursor` (on a first stream, without `after`): a `GET /v1/changes` cursor bound to every type the token can read.',
     headers: {
       'Feed-Cursor': {
-        description: 'Where to follow the change feed from after this export.',
-        required: true,
+        description:
+          'Where to follow the change feed from after this export. Sent only when the request has no `after`: a resumed stream names no cursor (keep the first stream\'s).',
+        required: false,
         schema: { type: 'string', pattern: '^cur_[A-Za-z0-9_-]+$' },
       },
     },

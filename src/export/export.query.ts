@@ -31,7 +31,7 @@ function ExportAfter() {
     ApiPropertyOptional({
       type: 'string',
       description:
-        'Resume strictly after this id (the last record a cut stream delivered): an id of one of the exported collections; it need not exist any more.',
+        'Resume strictly after this id (the last record a cut stream delivered): an id of one of the exported collections; it need not exist any more. A stream with `after` names no feed cursor: follow the feed from the first stream\'s `Feed-Cursor`.',
     }),
     IsOptional(),
     ValidateBy(

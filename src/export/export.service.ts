@@ -59,7 +59,8 @@ interface Running {
  * order of work: the token's scopes for the types and parts; one of the company's export slots
  * (EXPORT_CONCURRENCY, transaction-scoped advisory locks, so every replica counts the same); the
  * audit row (fail-closed: no byte without it); the feed's position as of the snapshot
- * (`Feed-Cursor`); then the records, batch after batch, each batch read only once the one before
+ * (`Feed-Cursor`, on a first stream only: a resumed one, with `after`, names none, since the
+ * client must follow the feed from its first stream's); then the records, batch after batch, each batch read only once the one before
  * was taken by the client (back-pressure), until the trailer line. A reader that takes nothing
  * for EXPORT_IDLE_SECONDS is cut, as is every stream at the drain deadline of a shutdown; each
  * end is audited with its count and outcome.
@@ -138,8 +139,11 @@ export class ExportService {
           }
           const started = auditEventOf(req, this.cls, 200);
           await this.audit(started);
-          const position = await this.changes.head();
-          const feedCursor = this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), position);
+          // A resumed stream (after=) names no cursor: its snapshot is newer than the first stream's,
+          // and the feed from a newer cursor skips what changed between the two.
+          const feedCursor = query.after
+            ? null
+            : this.codec.seal(feedBinding(principal.companyId, readableObjects(principal.scopes)), await this.changes.head());
           finish = await this.send(
             res,
             { types: types.slice(types.indexOf(from)), after: query.after ?? null, parts, feedCursor, started },
@@ -210,7 +214,7 @@ export class ExportService {
    */
   private async send(
     res: Response,
-    job: { types: ExportType[]; after: string | null; parts: readonly ExportPart[]; feedCursor: string; started: AuditEvent },
+    job: { types: ExportType[]; after: string | null; parts: readonly ExportPart[]; feedCursor: string | null; started: AuditEvent },
     idleMs: number,
   ): Promise<(failed?: unknown) => Promise<void>> {
     const began = Date.now();
@@ -239,7 +243,7 @@ export class ExportService {
     res.status(200);
     res.setHeader('Content-Type', 'application/x-ndjson');
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Feed-Cursor', job.feedCursor);
+    if (job.feedCursor) res.setHeader('Feed-Cursor', job.feedCursor);
 
     // One 'drain' listener for the whole stream: compression moves listeners added to the
     // response onto its encoder, where removing them later does not reach.

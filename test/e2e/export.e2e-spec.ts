@@ -98,6 +98,29 @@ describe('GET /v1/export', () => {
     expect(resumed).toEqual(lines.slice(4));
   });
 
+  it('a resumed stream (after=) names no feed cursor: no Feed-Cursor header and a null feed_cursor, so the first stream\'s is the only one to follow', async () => {
+    const first = await exported('?types=meeting');
+    const cursor = first.res.headers['feed-cursor'];
+    expect(cursor).toMatch(/^cur_/);
+    const firstTrailer = first.lines.pop()!;
+    expect(firstTrailer.feed_cursor).toBe(cursor);
+    // A change between the two snapshots: after the first cursor, and seen by the resumed stream's own snapshot.
+    const renamed = first.lines[first.lines.length - 1].id as string;
+    await db.query(`UPDATE recordings SET title = 'Renamed between the snapshots' WHERE company_id = $1 AND public_id = $2`, [
+      company.id,
+      renamed,
+    ]);
+    const resumed = await exported(`?types=meeting&after=${first.lines[2].id}`);
+    expect(resumed.res.headers['feed-cursor']).toBeUndefined();
+    const trailer = resumed.lines.pop()!;
+    expect(trailer).toEqual({ object: 'export', records: { meeting: first.lines.length - 3 }, feed_cursor: null });
+    expect(resumed.lines.map((l) => l.id)).toEqual(first.lines.slice(3).map((l) => l.id));
+    // The first cursor is the one that still names the change made between the snapshots.
+    const feed = new FeedReader(() => http, token);
+    feed.cursor = String(cursor);
+    expect((await feed.poll()).map((e) => e.object_id)).toContain(renamed);
+  });
+
   it('one snapshot: writes committed while it streams are not in it, and the feed from its Feed-Cursor has them', async () => {
     const stream = openExport(base, '/v1/export?types=meeting', token);
     const res = await stream.headed;
@@ -205,11 +228,9 @@ describe('GET /v1/export', () => {
     expect(resumed.status).toBe(200);
     const rest = linesOf(resumed.body as Buffer);
     const trailer = rest.pop()!;
-    expect(trailer).toEqual({
-      object: 'export',
-      records: { meeting: full.length - part.length },
-      feed_cursor: resumed.headers['feed-cursor'],
-    });
+    // Resumed: no cursor of its own (the first stream's is the one to follow).
+    expect(resumed.headers['feed-cursor']).toBeUndefined();
+    expect(trailer).toEqual({ object: 'export', records: { meeting: full.length - part.length }, feed_cursor: null });
     expect(rest.filter((l) => l.object === 'export')).toEqual([]);
     expect(rest.length).toBeGreaterThan(0);
     expect(rest[0].id > last).toBe(true); // strictly after the id given

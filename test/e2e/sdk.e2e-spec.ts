@@ -162,11 +162,12 @@ describe('SDK (@conversation-read-api/sdk) against the service', () => {
     expect(stream.trailer).toEqual({ ...lines[lines.length - 1], feed_cursor: expect.stringMatching(/^cur_/) });
     expect(stream.feedCursor).toBe(stream.trailer!.feed_cursor);
     expect(stream.requests).toBe(1);
-    // Resuming after an id: the records after it.
+    // Resuming after an id: the records after it, and no cursor of its own (the first stream's is the one to follow).
     const after = records[10]!.id;
-    expect(await collect(api.export({ include: ['evaluation', 'answers', 'transcript', 'messages'] }, { after }))).toEqual(
-      lines.slice(11, -1),
-    );
+    const resumed = api.export({ include: ['evaluation', 'answers', 'transcript', 'messages'] }, { after });
+    expect(await collect(resumed)).toEqual(lines.slice(11, -1));
+    expect(resumed.feedCursor).toBeNull();
+    expect(resumed.trailer).toMatchObject({ object: 'export', feed_cursor: null });
   });
 
   it('failures are typed ApiErrors with status, code, detail and request id; nothing else is retried', async () => {

@@ -406,7 +406,7 @@ export interface paths {
         };
         /**
          * Every record of the company, from one snapshot, as NDJSON
-         * @description One JSON object per line: every record of the exported collections, as its list route shows it (with the same `include`), meetings, calls, emails, then chat, each in ascending id (byte order), all from one snapshot. The last line is `{"object": "export", "records": {…}, "feed_cursor": "cur_…"}`; a stream without it was cut: resume with `after=<the last id stored>` and keep the first `Feed-Cursor`. Follow `GET /v1/changes` from that cursor afterwards: it yields, at least once, every object changed that the snapshot did not see. Also governed by the `export` rate-limit policy, and by at most `EXPORT_CONCURRENCY` exports at once per company (`429` with `Retry-After`).
+         * @description One JSON object per line: every record of the exported collections, as its list route shows it (with the same `include`), meetings, calls, emails, then chat, each in ascending id (byte order), all from one snapshot. The last line is `{"object": "export", "records": {…}, "feed_cursor": "cur_…"}`; a stream without it was cut: resume with `after=<the last id stored>`. Follow `GET /v1/changes` afterwards from the `Feed-Cursor` of the first stream: it yields, at least once, every object changed that the snapshot did not see. A resumed stream (one with `after`) reads a newer snapshot and names no cursor (no `Feed-Cursor` header, and `feed_cursor` is `null` in its trailer), since the feed from a newer one would skip what changed between the two snapshots. Also governed by the `export` rate-limit policy, and by at most `EXPORT_CONCURRENCY` exports at once per company (`429` with `Retry-After`).
          */
         get: operations["exportRecords"];
         put?: never;
@@ -1016,8 +1016,8 @@ export interface components {
                 email?: number;
                 chat?: number;
             };
-            /** @description The same cursor as the `Feed-Cursor` header. */
-            feed_cursor: string;
+            /** @description The same cursor as the `Feed-Cursor` header; `null` on a resumed stream (one with `after`), which names no cursor: follow the feed from the first stream's. */
+            feed_cursor: string | null;
         };
         AuditEventClientDto: {
             id: string;
@@ -5147,7 +5147,7 @@ export interface operations {
                 types?: string;
                 /** @description Parts to embed in each record under `included`, as the lists do: `evaluation`, `answers`, `transcript` on meetings and calls, `messages` on emails and chats. Comma-separated, each at most once, any of: evaluation, answers, transcript, messages. */
                 include?: string;
-                /** @description Resume strictly after this id (the last record a cut stream delivered): an id of one of the exported collections; it need not exist any more. */
+                /** @description Resume strictly after this id (the last record a cut stream delivered): an id of one of the exported collections; it need not exist any more. A stream with `after` names no feed cursor: follow the feed from the first stream's `Feed-Cursor`. */
                 after?: string;
             };
             header?: never;
@@ -5156,11 +5156,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream. Header `Feed-Cursor`: a `GET /v1/changes` cursor bound to every type the token can read. */
+            /** @description The stream. Header `Feed-Cursor` (on a first stream, without `after`): a `GET /v1/changes` cursor bound to every type the token can read. */
             200: {
                 headers: {
-                    /** @description Where to follow the change feed from after this export. */
-                    "Feed-Cursor": string;
+                    /** @description Where to follow the change feed from after this export. Sent only when the request has no `after`: a resumed stream names no cursor (keep the first stream's). */
+                    "Feed-Cursor"?: string;
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
                     "X-Request-Id": string;
                     /** @description Answers are read as their declared type only. */
