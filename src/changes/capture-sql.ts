@@ -30,6 +30,8 @@
  *   transaction, so a served document is never older than the tables.
  */
 
+import { sharedRowLocks } from './shared-rows';
+
 /** The objects of the feed and the parts a client re-reads. */
 const PARTS_ORDER = `ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages']`;
 
@@ -68,13 +70,18 @@ const touched = (columns: string, op: 'INSERT' | 'DELETE' | 'UPDATE', filter?: s
   return `${from('new_rows')} UNION ${from('old_rows')}`;
 };
 
-/** A trigger function that runs `body(op)` for each of INSERT, DELETE and UPDATE (the ops it is fired for). */
-const byOperation = (name: string, body: Partial<Record<'INSERT' | 'DELETE' | 'UPDATE', string>>) => {
+/**
+ * The trigger function of `table`, `app_changes_<table>`: for each of INSERT, DELETE and UPDATE
+ * it is fired for, first the locks of the shared rows the statement attaches or re-shows
+ * (shared-rows.ts), then `body(op)`.
+ */
+const byOperation = (table: string, body: Partial<Record<'INSERT' | 'DELETE' | 'UPDATE', string>>) => {
   const branches = (['INSERT', 'DELETE', 'UPDATE'] as const).filter((op) => body[op] !== undefined);
-  const ifs = branches.map(
-    (op, i) => `  ${i === 0 ? 'IF' : 'ELSIF'} TG_OP = '${op}' THEN\n    ${body[op]!.trim().replace(/\n/g, '\n    ')}`,
-  );
-  return `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+  const ifs = branches.map((op, i) => {
+    const statements = [...sharedRowLocks(table, op), body[op]!.trim()].join('\n');
+    return `  ${i === 0 ? 'IF' : 'ELSIF'} TG_OP = '${op}' THEN\n    ${statements.replace(/\n/g, '\n    ')}`;
+  });
+  return `CREATE OR REPLACE FUNCTION app_changes_${table}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 ${ifs.join('\n')}
   END IF;
@@ -146,11 +153,18 @@ const SHARED: string[] = [
     LOCK TABLE change_epochs IN SHARE ROW EXCLUSIVE MODE;
     SELECT l.epoch INTO e FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time();
     IF FOUND THEN RETURN e; END IF;
-    INSERT INTO change_epochs (epoch, server_started_at)
-      SELECT greatest(coalesce(max(epoch), 0) + 1, floor(extract(epoch FROM clock_timestamp()) - 1577836800)::integer),
-        pg_postmaster_start_time()
-      FROM change_epochs
-      RETURNING epoch INTO e;
+    BEGIN
+      INSERT INTO change_epochs (epoch, server_started_at)
+        SELECT greatest(coalesce(max(epoch), 0) + 1, floor(extract(epoch FROM clock_timestamp()) - 1577836800)::integer),
+          pg_postmaster_start_time()
+        FROM change_epochs
+        RETURNING epoch INTO e;
+    EXCEPTION WHEN unique_violation THEN
+      -- A REPEATABLE READ snapshot older than another writer's new life, in the same second: it
+      -- cannot see that life's number and took the same one. A serialization failure, retried.
+      RAISE EXCEPTION 'another writer recorded this server life after this transaction''s snapshot'
+        USING ERRCODE = 'serialization_failure';
+    END;
     -- REPEATABLE READ writers whose snapshot predates another's new life fail here with a
     -- serialization error (the row it wrote is not theirs to see) and are retried.
     INSERT INTO change_epoch_life (one, epoch, server_started_at) VALUES (true, e, pg_postmaster_start_time())
@@ -191,13 +205,27 @@ const SHARED: string[] = [
   `CREATE OR REPLACE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
-    WITH logged AS (
+    -- A record's kind, which its entry names, is in no key: a part's foreign key check does not
+    -- wait for a kind change, and the caller's join may have read the kind before one committed.
+    -- So the records' documents are locked first (a kind change empties, so locks, the same
+    -- document), in key order, and the kind is read again after, in a statement of its own: a
+    -- kind change that committed meanwhile is seen, one still running waits for this transaction.
+    PERFORM 1 FROM recording_documents d
+      WHERE d.recording_id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
+      ORDER BY d.recording_id FOR UPDATE;
+    WITH fresh AS (
+      SELECT r.company_id, coalesce(x.kind, r.object) AS object, r.object_id, r.parent_id, r.action, r.changed, r.object_key
+      FROM unnest(rows) r
+        LEFT JOIN recordings x ON r.object IN ('meeting', 'call') AND r.action = 'updated' AND x.id = r.object_key AND x.company_id = r.company_id
+      -- A record deleted meanwhile: its own entry says so.
+      WHERE NOT (r.object IN ('meeting', 'call') AND r.action = 'updated' AND x.id IS NULL)
+    ), logged AS (
       INSERT INTO change_log AS c (company_id, object, object_id, object_key, epoch, parent_id, action, changed)
         SELECT r.company_id, r.object, max(r.object_id), r.object_key, ${EPOCH}, max(r.parent_id),
           CASE WHEN bool_or(r.action = 'deleted') THEN 'deleted' WHEN bool_or(r.action = 'created') THEN 'created' ELSE 'updated' END,
           CASE WHEN bool_or(r.action <> 'updated') THEN '{}'::text[]
             ELSE app_changed_union('{}', array_agg(DISTINCT p.part) FILTER (WHERE p.part IS NOT NULL)) END
-        FROM unnest(rows) r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
+        FROM fresh r LEFT JOIN LATERAL unnest(r.changed) p(part) ON true
         GROUP BY r.company_id, r.object, r.object_key
         ON CONFLICT ON CONSTRAINT change_log_object_transaction_key DO UPDATE SET
           action = CASE WHEN EXCLUDED.action = 'updated' THEN c.action ELSE EXCLUDED.action END,
@@ -225,6 +253,17 @@ const SHARED: string[] = [
       NEW.updated_at := greatest(now(), OLD.updated_at);
     END IF;
     RETURN NEW;
+  END $$`,
+  // A write that changes how shared rows are shown must see every record attached to them when it
+  // looks for what shows them: only a READ COMMITTED statement that waited for the attaching
+  // transaction does (shared-rows.ts). Older snapshots are refused, not silently wrong.
+  `CREATE OR REPLACE FUNCTION app_require_read_committed(tbl text) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+      RAISE EXCEPTION 'a change to % is captured at READ COMMITTED only', tbl
+        USING ERRCODE = 'feature_not_supported',
+          HINT = 'It changes how other rows are shown; at ' || upper(current_setting('transaction_isolation')) || ' its snapshot cannot see a record attached to them meanwhile. Run it at READ COMMITTED (the default).';
+    END IF;
   END $$`,
   // TRUNCATE fires no trigger with rows, so nothing could say what it removed: refused.
   `CREATE OR REPLACE FUNCTION app_refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -256,12 +295,14 @@ const backWhereItWas = (moved: string, object: string) => `UPDATE change_log c S
 /** A record that left a route (another kind or company) or joined one: deleted where it was, created where it is. */
 const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)`;
 
-const RECORDINGS = byOperation('app_changes_recordings', {
+const RECORDINGS = byOperation('recordings', {
   INSERT: `${noteCreated('recordings')}
 ${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
   DELETE: record(`SELECT ${recordRow('t', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
   UPDATE: `${record(`SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
-    CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ${parts(['details', 'transcript'])} ELSE ${parts(['details'])} END, n.id)::change_row
+    ${parts(['details'])}
+      || CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ${parts(['transcript'])} ELSE '{}' END
+      || CASE WHEN n.template_id IS DISTINCT FROM o.template_id THEN ${parts(['answers'])} ELSE '{}' END, n.id)::change_row
   FROM new_rows n JOIN old_rows o ON o.id = n.id
   WHERE n.company_id = o.company_id AND n.kind = o.kind AND to_jsonb(n) IS DISTINCT FROM to_jsonb(o)
     AND ${notNoted('recordings', 'n.id')}
@@ -280,7 +321,7 @@ const recordPart = (table: string, names: string[]) => {
   return {
     table,
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation(`app_changes_${table}`, {
+    fn: byOperation(table, {
       INSERT: select('INSERT', 'new_rows'),
       DELETE: select('DELETE', 'old_rows'),
       UPDATE: select('UPDATE', 'new_rows'),
@@ -320,14 +361,14 @@ const linked = (table: string, links: Array<[link: string, column: string, objec
   WHERE (l.company_id, l.${column}) IN (SELECT company_id, id FROM new_rows)`,
     )
     .join('\nUNION ');
-  return { table, ops: ['update'], fn: byOperation(`app_changes_${table}`, { UPDATE: record(select) }) };
+  return { table, ops: ['update'], fn: byOperation(table, { UPDATE: record(select) }) };
 };
 
-const SHARED_ROWS = [
+const SHARED_ROW_TRIGGERS = [
   {
     table: 'users',
     ops: ['insert', 'update'],
-    fn: byOperation('app_changes_users', {
+    fn: byOperation('users', {
       INSERT: noteCreated('users'),
       UPDATE: record(showingUsers('SELECT company_id, id FROM new_rows')),
     }),
@@ -335,7 +376,7 @@ const SHARED_ROWS = [
   {
     table: 'teams',
     ops: ['update'],
-    fn: byOperation('app_changes_teams', {
+    fn: byOperation('teams', {
       UPDATE: record(
         showingUsers(
           'SELECT m.company_id, m.user_id FROM team_memberships m WHERE (m.company_id, m.team_id) IN (SELECT company_id, id FROM new_rows)',
@@ -346,7 +387,7 @@ const SHARED_ROWS = [
   {
     table: 'templates',
     ops: ['update'],
-    fn: byOperation('app_changes_templates', {
+    fn: byOperation('templates', {
       UPDATE: record(`SELECT ${recordRow('r', 'updated', parts(['details']))}
   FROM recordings r WHERE (r.company_id, r.template_id) IN (SELECT company_id, id FROM new_rows)`),
     }),
@@ -389,7 +430,7 @@ const conversation = (channel: Channel) => {
   return {
     table,
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation(`app_changes_${table}`, {
+    fn: byOperation(table, {
       INSERT: `${noteCreated(table)}
 ${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
       DELETE: record(`SELECT ${conversationRow(channel, 't', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
@@ -425,7 +466,7 @@ const conversationPart = (table: string, channel: Channel) => {
   return {
     table,
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation(`app_changes_${table}`, {
+    fn: byOperation(table, {
       INSERT: select('INSERT', 'new_rows'),
       DELETE: select('DELETE', 'old_rows'),
       UPDATE: select('UPDATE', 'new_rows'),
@@ -470,7 +511,7 @@ const message = (channel: Channel) => {
   return {
     table,
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation(`app_changes_${table}`, {
+    fn: byOperation(table, {
       INSERT: `${createdEntries(`SELECT t.company_id, '${object}', t.public_id, t.id, c.public_id, 'created', ${EPOCH}
   FROM new_rows t ${parentOf('t', 'c')}`)}
 ${record(arrivals('new_rows', 'new_rows'))}`,
@@ -675,7 +716,7 @@ export const CAPTURED_TABLES: CapturedTable[] = [
   {
     table: 'template_questions',
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation('app_changes_template_questions', {
+    fn: byOperation('template_questions', {
       INSERT: questionsOf('INSERT'),
       DELETE: questionsOf('DELETE'),
       UPDATE: questionsOf('UPDATE'),
@@ -684,13 +725,13 @@ export const CAPTURED_TABLES: CapturedTable[] = [
   {
     table: 'team_memberships',
     ops: ['insert', 'update', 'delete'],
-    fn: byOperation('app_changes_team_memberships', {
+    fn: byOperation('team_memberships', {
       INSERT: membershipsOf('INSERT'),
       DELETE: membershipsOf('DELETE'),
       UPDATE: membershipsOf('UPDATE'),
     }),
   },
-  ...SHARED_ROWS,
+  ...SHARED_ROW_TRIGGERS,
   ...CHANNELS.flatMap((channel) => [
     conversation(channel),
     ...(channel === 'email'

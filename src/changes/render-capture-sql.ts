@@ -1,5 +1,6 @@
 /**
- * `npm run capture:render`: writes `capture.sql`, today's capture rendered from capture-sql.ts.
+ * `npm run capture:render`: writes `capture.sql`, today's capture rendered from capture-sql.ts, and
+ * `shared-rows.md`, the table of shared rows of shared-rows.ts.
  * `npm run capture:render -- --migration Name [--timestamp N]`: also writes a migration that installs it, with
  * the literal statements (up: today's text; down: the text `capture.sql` held before), so that
  * the migration never changes when capture-sql.ts does.
@@ -7,9 +8,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderCaptureSql } from './capture-sql';
+import { renderSharedRows } from './shared-rows';
 
 const HERE = __dirname;
 export const CAPTURE_SQL_PATH = join(HERE, 'capture.sql');
+export const SHARED_ROWS_PATH = join(HERE, 'shared-rows.md');
 
 /** The statements of a rendered file: a statement ends at a line ending in `;` outside dollar quotes; comments between statements are dropped. */
 export function statementsOf(sql: string): string[] {
@@ -104,7 +107,8 @@ function main(argv: string[]): void {
     process.stdout.write(`wrote ${path}: add it to src/database/migrations/index.ts\n`);
   }
   writeFileSync(CAPTURE_SQL_PATH, rendered);
-  process.stdout.write(`wrote ${CAPTURE_SQL_PATH}\n`);
+  writeFileSync(SHARED_ROWS_PATH, renderSharedRows());
+  process.stdout.write(`wrote ${CAPTURE_SQL_PATH} and ${SHARED_ROWS_PATH}\n`);
 }
 
 if (require.main === module) main(process.argv.slice(2));

@@ -30,6 +30,7 @@ import { AuditRead1766400000000 } from './1766400000000-audit-read';
 import { AuditReadByMonth1766400000001 } from './1766400000001-audit-read-by-month';
 import { TokenSecrets1766500000000 } from './1766500000000-token-secrets';
 import { AuditReadUtc1766500000001 } from './1766500000001-audit-read-utc';
+import { SharedRowLocks1766600000000 } from './1766600000000-shared-row-locks';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   AuditReadByMonth1766400000001,
   TokenSecrets1766500000000,
   AuditReadUtc1766500000001,
+  SharedRowLocks1766600000000,
 ];

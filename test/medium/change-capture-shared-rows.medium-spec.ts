@@ -1,0 +1,424 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { CAPTURED_TABLES } from '../../src/changes/capture-sql';
+import { PARENTS, SHARED_ROWS } from '../../src/changes/shared-rows';
+import { CHAT_CHANNEL } from '../../src/chat/chat-channel';
+import { Company } from '../../src/companies/company.entity';
+import { AppConfig } from '../../src/config/app-config';
+import { DatabaseUrls } from '../../src/config/database-urls';
+import { ConversationDocumentRefresher } from '../../src/conversations/conversation-document-refresher';
+import { OwnerPool } from '../../src/database/owner-pool';
+import { EMAIL_CHANNEL } from '../../src/emails/email-channel';
+import { Metrics } from '../../src/metrics/metrics';
+import { DocumentRefresher } from '../../src/recordings/document-refresher';
+import { ConversationsFactory } from '../../src/seeding/conversations.factory';
+import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
+import { installCaptureUnderTest } from '../support/capture-under-test';
+import { createCompany } from '../support/factories';
+import { createTestApp, ownerDataSource } from '../support/test-app';
+
+/**
+ * A record attached to a shared row while another transaction changes how that row is shown
+ * (src/changes/shared-rows.ts), forced in both orders with real transactions on two
+ * connections, with the read model's refresher run between the two commits: the stored document
+ * ends with the change, and a transaction that renamed a row after another attached a record
+ * to it tells that record. Each case but the answer's failed before the shared-row locks (#47;
+ * `CAPTURE_SQL=<the capture.sql of 49759b7>` shows it): the rename's trigger could not see the
+ * uncommitted attach, and the refresher stored the old name for good.
+ */
+
+/** A deadline for a condition, sized for a machine twice as slow as this one. */
+const DEADLINE_MS = 20_000;
+
+let owner: DataSource;
+let app: NestExpressApplication;
+let ownerPool: OwnerPool;
+let recordingsRefresher: DocumentRefresher;
+let conversationsRefresher: ConversationDocumentRefresher;
+let company: Company;
+let people: RecordingsFactory;
+let conversations: ConversationsFactory;
+let someone: UserRef;
+const clients: Client[] = [];
+
+/** A connection as a capture writer has one (the schema owner), with its backend pid. */
+async function writer(name: string): Promise<Client & { pid: number }> {
+  const client = new Client({ connectionString: process.env.TEST_MIGRATION_DATABASE_URL, application_name: name });
+  await client.connect();
+  clients.push(client);
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Object.assign(client, { pid: rows[0].pid });
+}
+
+/** The factories, writing through `client` (inside whatever transaction it has open). */
+function through(client: Client) {
+  const db = { query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows } as unknown as DataSource;
+  return { people: new RecordingsFactory(db, company.id), conversations: new ConversationsFactory(db, company.id) };
+}
+
+/** Resolves once `work` has settled or the backend `pid` waits for a lock: whether it waits. */
+async function settledOrWaiting(work: Promise<unknown>, pid: number): Promise<'settled' | 'waiting'> {
+  let settled = false;
+  void work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const deadline = Date.now() + DEADLINE_MS;
+  while (Date.now() < deadline) {
+    if (settled) return 'settled';
+    const [row] = await owner.query('SELECT cardinality(pg_blocking_pids($1)) > 0 AS waiting', [pid]);
+    if (row.waiting) return 'waiting';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`backend ${pid} neither finished nor waited for a lock in ${DEADLINE_MS} ms`);
+}
+
+/** Both read models refreshed (whatever a writer holds is skipped, never waited for). */
+async function refresh(): Promise<void> {
+  await recordingsRefresher.refreshAll();
+  await conversationsRefresher.refreshAll();
+}
+
+/** The stored text of a record's document (document and parts) or a conversation's, null while empty. */
+async function storedText(doc: StoredDoc): Promise<string | null> {
+  const [row] =
+    doc.table === 'recording_documents'
+      ? await owner.query(
+          `SELECT document || coalesce(answers, '') AS text FROM recording_documents WHERE recording_id = $1 AND format IS NOT NULL`,
+          [doc.id],
+        )
+      : await owner.query(`SELECT document || messages AS text FROM conversation_documents WHERE channel = $1 AND conversation_id = $2`, [
+          doc.channel,
+          doc.id,
+        ]);
+  return row?.text ?? null;
+}
+
+type StoredDoc = { table: 'recording_documents'; id: string } | { table: 'conversation_documents'; channel: 'email' | 'chat'; id: string };
+
+const recordDoc = (ref: Ref): StoredDoc => ({ table: 'recording_documents', id: ref.id });
+const chatDoc = (ref: Ref): StoredDoc => ({ table: 'conversation_documents', channel: 'chat', id: ref.id });
+const emailDoc = (ref: Ref): StoredDoc => ({ table: 'conversation_documents', channel: 'email', id: ref.id });
+
+/** A case: what is made first (committed), the attaching write, the re-showing write, and what the document shows after. */
+interface Case {
+  name: string;
+  /** Committed before the race: returns the shared row's id and what the attach needs. */
+  prepare: () => Promise<Record<string, Ref>>;
+  /** The attaching write, through `client`'s factories or SQL; the document to check and the object's public id. */
+  attach: (client: Client, made: Record<string, Ref>) => Promise<{ doc: StoredDoc; publicId: string }>;
+  /** The re-showing write: sets the new text. */
+  reshow: (client: Client, made: Record<string, Ref>, text: string) => Promise<unknown>;
+}
+
+const unique = () => `x${Math.random().toString(36).slice(2, 10)}`;
+
+const CASES: Case[] = [
+  {
+    name: 'a chat whose seller is renamed',
+    prepare: async () => ({ user: await people.user() }),
+    attach: async (client, { user }) => {
+      const chat = await through(client).conversations.chat({ seller: user as UserRef, messages: [{ text: 'oi' }] });
+      return { doc: chatDoc(chat), publicId: chat.publicId };
+    },
+    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+  },
+  {
+    name: 'a meeting whose owner is renamed',
+    prepare: async () => ({ user: await people.user() }),
+    attach: async (client, { user }) => {
+      const meeting = await through(client).people.recording('meeting', { owner: user as UserRef });
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+  },
+  {
+    name: 'a tag linked to a meeting, the tag renamed',
+    prepare: async () => ({ tag: await people.tag(), meeting: await people.recording('meeting', { owner: someone }) }),
+    attach: async (client, { tag, meeting }) => {
+      await client.query('INSERT INTO recording_tags (company_id, recording_id, tag_id) VALUES ($1, $2, $3)', [company.id, meeting.id, tag.id]);
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { tag }, text) => client.query('UPDATE tags SET name = $2 WHERE id = $1', [tag.id, text]),
+  },
+  {
+    name: 'an account linked to a chat, its domain changed',
+    prepare: async () => ({
+      account: await people.account(),
+      chat: await conversations.chat({ seller: someone, messages: [{ text: 'oi' }] }),
+    }),
+    attach: async (client, { account, chat }) => {
+      await client.query('INSERT INTO chat_conversation_accounts (company_id, conversation_id, account_id) VALUES ($1, $2, $3)', [
+        company.id,
+        chat.id,
+        account.id,
+      ]);
+      return { doc: chatDoc(chat), publicId: chat.publicId };
+    },
+    reshow: (client, { account }, text) => client.query('UPDATE accounts SET domain = $2 WHERE id = $1', [account.id, `${text}.com.br`]),
+  },
+  {
+    name: 'an email linked to a mailbox, the mailbox’s owner renamed',
+    prepare: async () => {
+      const user = await people.user();
+      const mailbox = await conversations.mailbox(user, `caixa.${unique()}@empresa.com.br`);
+      const other = await conversations.mailbox(someone, `outra.${unique()}@empresa.com.br`);
+      const thread = await conversations.thread(other, 1, new Date(Date.now() - 3_600_000));
+      return { user, mailbox, email: thread.conversation };
+    },
+    attach: async (client, { mailbox, email }) => {
+      await client.query('INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)', [
+        company.id,
+        email.id,
+        mailbox.id,
+      ]);
+      return { doc: emailDoc(email), publicId: email.publicId };
+    },
+    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+  },
+  {
+    name: 'a membership of a meeting’s owner, the team renamed',
+    prepare: async () => {
+      const user = await people.user();
+      return { user, team: await people.team(), meeting: await people.recording('meeting', { owner: user }) };
+    },
+    attach: async (client, { user, team, meeting }) => {
+      await through(client).people.membership(user, team, 'participant', true);
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { team }, text) => client.query('UPDATE teams SET name = $2 WHERE id = $1', [team.id, text]),
+  },
+  {
+    name: 'a speaker of a meeting, the speaker renamed',
+    prepare: async () => {
+      const meeting = await people.recording('meeting', { owner: someone, enablement: { speakers: [] } });
+      return { user: await people.user(), meeting };
+    },
+    attach: async (client, { user, meeting }) => {
+      await client.query(
+        'INSERT INTO recording_speaking_durations (company_id, recording_id, user_id, duration_seconds) VALUES ($1, $2, $3, 60)',
+        [company.id, meeting.id, user.id],
+      );
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+  },
+  {
+    name: 'an answer to a question, the question reworded',
+    prepare: async () => {
+      const template = await people.template([{ text: 'Qual o orçamento?', type: 'text' }]);
+      return {
+        question: template.questions[0],
+        meeting: await people.recording('meeting', { owner: someone, template, answers: null }),
+      };
+    },
+    attach: async (client, { question, meeting }) => {
+      await through(client).people.answer(meeting.id, question, 'Cem mil');
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { question }, text) => client.query('UPDATE template_questions SET text = $2 WHERE id = $1', [question.id, text]),
+  },
+  {
+    name: 'a meeting moved to a template, the template renamed',
+    prepare: async () => ({
+      template: await people.template([{ text: 'Quem decide?', type: 'text' }]),
+      meeting: await people.recording('meeting', { owner: someone }),
+    }),
+    attach: async (client, { template, meeting }) => {
+      await client.query('UPDATE recordings SET template_id = $2 WHERE id = $1', [meeting.id, template.id]);
+      return { doc: recordDoc(meeting), publicId: meeting.publicId };
+    },
+    reshow: (client, { template }, text) => client.query('UPDATE templates SET name = $2 WHERE id = $1', [template.id, text]),
+  },
+];
+
+beforeAll(async () => {
+  [owner, app] = await Promise.all([ownerDataSource(), createTestApp()]);
+  ownerPool = new OwnerPool(app.get(DatabaseUrls), app.get(AppConfig), new Metrics(false));
+  recordingsRefresher = new DocumentRefresher(ownerPool);
+  conversationsRefresher = new ConversationDocumentRefresher(ownerPool, [EMAIL_CHANNEL, CHAT_CHANNEL]);
+  company = await createCompany(owner);
+  people = new RecordingsFactory(owner, company.id);
+  conversations = new ConversationsFactory(owner, company.id);
+  someone = await people.user({ name: 'Alguém' });
+  await installCaptureUnderTest((sql) => owner.query(sql));
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.end().catch(() => undefined);
+  await Promise.all([owner.destroy(), app.close(), ownerPool.onApplicationShutdown()]);
+});
+
+/** The transaction id of `client`'s open transaction. */
+const xidOf = async (client: Client) => (await client.query('SELECT pg_current_xact_id()::text AS xid')).rows[0].xid as string;
+
+describe('a record attached to a shared row while the row is re-shown [waits]', () => {
+  for (const c of CASES) {
+    describe(c.name, () => {
+      it('attach first: the re-showing write waits, then logs the record, and the document ends with the change', async () => {
+        const made = await c.prepare();
+        await refresh();
+        const [t, r] = [await writer('attach'), await writer('reshow')];
+        const text = unique();
+        await t.query('BEGIN');
+        const { doc, publicId } = await c.attach(t, made);
+        await r.query('BEGIN');
+        const reshowing = c.reshow(r, made, text);
+        expect(await settledOrWaiting(reshowing, r.pid)).toBe('waiting');
+        await refresh();
+        await t.query('COMMIT');
+        await reshowing;
+        const xid = await xidOf(r);
+        // The refresher between the two commits: it skips what the re-showing transaction holds.
+        await refresh();
+        await r.query('COMMIT');
+        const told = await owner.query('SELECT action, changed FROM change_log WHERE company_id = $1 AND object_id = $2 AND xid = $3::xid8', [
+          company.id,
+          publicId,
+          xid,
+        ]);
+        expect(told).toEqual([{ action: 'updated', changed: expect.arrayContaining(['details']) }]);
+        await refresh();
+        expect(await storedText(doc)).toContain(text);
+      });
+
+      it('re-show first: the attaching write waits, and the document it makes shows the change', async () => {
+        const made = await c.prepare();
+        await refresh();
+        const [t, r] = [await writer('attach'), await writer('reshow')];
+        const text = unique();
+        await r.query('BEGIN');
+        await c.reshow(r, made, text);
+        await t.query('BEGIN');
+        const attaching = c.attach(t, made);
+        expect(await settledOrWaiting(attaching, t.pid)).toBe('waiting');
+        await refresh();
+        await r.query('COMMIT');
+        const { doc } = await attaching;
+        await refresh();
+        await t.query('COMMIT');
+        await refresh();
+        expect(await storedText(doc)).toContain(text);
+      });
+    });
+  }
+});
+
+describe('isolation levels', () => {
+  it('refuses a re-showing write at REPEATABLE READ or SERIALIZABLE: its snapshot could not see a record attached meanwhile', async () => {
+    const user = await people.user();
+    const r = await writer('reshow');
+    for (const level of ['REPEATABLE READ', 'SERIALIZABLE']) {
+      await r.query(`BEGIN ISOLATION LEVEL ${level}`);
+      await expect(r.query(`UPDATE users SET name = 'Outro' WHERE id = $1`, [user.id])).rejects.toMatchObject({
+        code: '0A000',
+        message: 'a change to users is captured at READ COMMITTED only',
+      });
+      await r.query('ROLLBACK');
+    }
+    // An attaching write is not refused at REPEATABLE READ.
+    await r.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await through(r).people.recording('meeting', { owner: user });
+    await r.query('COMMIT');
+  });
+
+  it('fails an attaching REPEATABLE READ write with a serialization failure when the row was re-shown after its snapshot', async () => {
+    const user = await people.user();
+    const [t, r] = [await writer('attach'), await writer('reshow')];
+    await t.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await t.query('SELECT 1'); // the snapshot
+    await r.query(`UPDATE users SET name = 'Depois' WHERE id = $1`, [user.id]);
+    await expect(through(t).conversations.chat({ seller: user, messages: [{ text: 'oi' }] })).rejects.toMatchObject({ code: '40001' });
+    await t.query('ROLLBACK');
+  });
+});
+
+describe('a record’s kind changed while a part is written [waits]', () => {
+  async function kindRace(first: 'part' | 'kind') {
+    const meeting = await people.recording('meeting', { owner: someone });
+    const [p, k] = [await writer('part'), await writer('kind')];
+    const part = () =>
+      p.query(`INSERT INTO transcripts (company_id, recording_id, variant, utterances) VALUES ($1, $2, 'original', '[]')`, [
+        company.id,
+        meeting.id,
+      ]);
+    const kind = () => k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
+    await p.query('BEGIN');
+    await k.query('BEGIN');
+    const [a, b, bClient] = first === 'part' ? [part, kind, k] : [kind, part, p];
+    await a();
+    const second = b();
+    expect(await settledOrWaiting(second, bClient.pid)).toBe('waiting');
+    await (first === 'part' ? p : k).query('COMMIT');
+    await second;
+    const xid = await xidOf(p);
+    await (first === 'part' ? k : p).query('COMMIT');
+    return { meeting, partEntries: await owner.query('SELECT object FROM change_log WHERE object_id = $1 AND xid = $2::xid8', [meeting.publicId, xid]) };
+  }
+
+  it('kind first: the part waits for the kind change and its entry names the new kind', async () => {
+    const { partEntries } = await kindRace('kind');
+    expect(partEntries).toEqual([{ object: 'call' }]);
+  });
+
+  it('part first: the kind change waits for the part; its entries say the meeting left and the call came (read it all)', async () => {
+    const { meeting } = await kindRace('part');
+    const entries = await owner.query(
+      `SELECT object, action FROM change_log WHERE object_id = $1 ORDER BY epoch DESC, xid DESC, seq DESC LIMIT 2`,
+      [meeting.publicId],
+    );
+    expect(entries).toEqual(expect.arrayContaining([{ object: 'meeting', action: 'deleted' }, { object: 'call', action: 'created' }]));
+  });
+});
+
+describe('a record’s template changed', () => {
+  it('lists its answers among the parts to re-read', async () => {
+    const template = await people.template([{ text: 'Prazo?', type: 'text' }]);
+    const meeting = await people.recording('meeting', { owner: someone });
+    const [{ xid }] = await owner.transaction(async (m) => {
+      await m.query('UPDATE recordings SET template_id = $2 WHERE id = $1', [meeting.id, template.id]);
+      return m.query('SELECT pg_current_xact_id()::text AS xid');
+    });
+    expect(await owner.query('SELECT changed FROM change_log WHERE object_id = $1 AND xid = $2::xid8', [meeting.publicId, xid])).toEqual([
+      { changed: ['details', 'answers'] },
+    ]);
+  });
+});
+
+describe('a new server life recorded by a REPEATABLE READ writer whose snapshot is older than another’s', () => {
+  it('fails with a serialization failure (retried), not a duplicate key', async () => {
+    const [a, c] = [await writer('old-snapshot'), await writer('first-writer')];
+    // As crash recovery leaves it: the life marker empty.
+    await c.query('DELETE FROM change_epoch_life');
+    await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await a.query('SELECT 1'); // the snapshot: no life recorded
+    await c.query('SELECT app_record_change_epoch()'); // another writer records it
+    await expect(a.query('SELECT app_record_change_epoch()')).rejects.toMatchObject({ code: '40001' });
+    await a.query('ROLLBACK');
+  });
+});
+
+describe('the table of shared rows (src/changes/shared-rows.ts)', () => {
+  it('lists every foreign key from a captured table to a shared or parent table', async () => {
+    const captured = CAPTURED_TABLES.map((t) => t.table);
+    const shared = SHARED_ROWS.map((s) => s.table);
+    const parents = PARENTS.flatMap((p) => p.table.split(', '));
+    const keys: Array<{ table: string; column: string; target: string }> = await owner.query(
+      `SELECT c.conrelid::regclass::text AS table, a.attname AS column, c.confrelid::regclass::text AS target
+       FROM pg_constraint c JOIN LATERAL unnest(c.conkey) k(n) ON true
+         JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n
+       WHERE c.contype = 'f' AND a.attname <> 'company_id' AND c.conrelid::regclass::text = ANY ($1)`,
+      [captured],
+    );
+    // A reference is listed as attaching the row, or as the write that re-shows it (a membership its user).
+    const attaching = new Set(SHARED_ROWS.flatMap((s) => s.attachedBy.map((a) => `${a.table}.${a.column} -> ${s.table}`)));
+    const reshowing = new Set(SHARED_ROWS.flatMap((s) => s.reshownBy.map((r) => `${r.table} -> ${s.table}`)));
+    const unlisted = keys
+      .filter((k) => !parents.includes(k.target))
+      .filter((k) => !attaching.has(`${k.table}.${k.column} -> ${k.target}`) && !reshowing.has(`${k.table} -> ${k.target}`))
+      .map((k) => `${k.table}.${k.column} -> ${k.target}`);
+    expect(unlisted).toEqual([]);
+    expect(keys.filter((k) => !parents.includes(k.target)).every((k) => shared.includes(k.target))).toBe(true);
+  });
+});
