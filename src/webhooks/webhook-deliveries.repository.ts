@@ -89,8 +89,8 @@ const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id 
  *
  * `pending` has two faces, told apart by which column is set (a check constraint keeps exactly
  * one): `next_attempt_at` (due then) or `job_id` (held). Only the job's current run may record,
- * put back or close (`ownRun`, then statements that name the job): a run that expired and was
- * handed on finds the job no longer its own and writes nothing.
+ * put back, close or fail the job (`ownRun`, then statements that name the job): a run that
+ * expired and was handed on finds the job no longer its own and writes nothing.
  */
 @Injectable()
 export class WebhookDeliveries {
@@ -117,29 +117,62 @@ export class WebhookDeliveries {
 
   /**
    * Moves idle endpoints that follow some types only past the entries of other types (to the
-   * horizon, when nothing of theirs lies before it), so their next look starts there.
+   * horizon, when nothing of theirs lies before it), so their next look starts there. Only the
+   * endpoints it could lock at once (lockEndpoints: one being dispatched waits for the next sweep),
+   * judged idle after the lock.
    */
   async skipUnfollowed(): Promise<number> {
-    const { rowCount } = await this.db.query(
-      `UPDATE webhook_endpoints e SET position_epoch = h.live, position_xid = h.horizon, position_seq = 0
-       FROM (${FEED_HORIZON}) h
-       WHERE e.types IS NOT NULL AND ${BATCH_IDLE} AND (e.position_epoch, e.position_xid) < (h.live, h.horizon)
-         AND NOT ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}`,
-    );
-    return rowCount ?? 0;
+    return this.db.transaction(async (sql) => {
+      const ids = await this.lockEndpoints(sql, `e.types IS NOT NULL AND ${BATCH_IDLE}`, []);
+      if (!ids.length) return 0;
+      const { rowCount } = await sql.query(
+        `UPDATE webhook_endpoints e SET position_epoch = h.live, position_xid = h.horizon, position_seq = 0
+         FROM (${FEED_HORIZON}) h
+         WHERE e.id = ANY ($1::bigint[]) AND ${BATCH_IDLE} AND (e.position_epoch, e.position_xid) < (h.live, h.horizon)
+           AND NOT ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}`,
+        [ids],
+      );
+      return rowCount ?? 0;
+    });
   }
 
-  /** The endpoint's row locked for building its next batch, when its batch is idle and no other worker holds the row. */
+  /**
+   * The endpoint's row locked for building its next batch, when its batch is idle and no other
+   * worker holds the row (lockEndpoints), judged after the lock.
+   */
   async takeIdle(sql: Sql, id: string): Promise<EndpointRow | null> {
+    if (!(await this.lockEndpoints(sql, 'e.id = $1', [id])).length) return null;
     const { rows } = await sql.query<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
-       WHERE e.id = $1 AND ${BATCH_IDLE} FOR NO KEY UPDATE OF e SKIP LOCKED`,
+       WHERE e.id = $1 AND ${BATCH_IDLE}`,
       [id],
     );
     return rows[0] ?? null;
   }
 
-  /** Up to `limit` of the endpoint's due deliveries (oldest due first), locked for this transaction. */
+  /**
+   * Locks, until the caller's transaction ends, the endpoints that `where` (on `e`) picks and no
+   * other transaction holds (SKIP LOCKED); their ids. Whether an endpoint is idle is judged in the
+   * caller's next statement, never in the one that locks: a row that changed while the statement
+   * ran is re-checked by PostgreSQL on its new version but with the statement's first snapshot,
+   * so the job another dispatcher queued with that change would be invisible, its batch taken as
+   * idle, and a second batch opened. A new statement (READ COMMITTED: a new snapshot) sees every
+   * commit made before the lock was granted, and no one changes the row while it is held.
+   */
+  private async lockEndpoints(sql: Sql, where: string, params: unknown[]): Promise<string[]> {
+    const { rows } = await sql.query<{ id: string }>(
+      `SELECT e.id::text AS id FROM webhook_endpoints e WHERE ${where} FOR NO KEY UPDATE SKIP LOCKED`,
+      params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Up to `limit` of the endpoint's due deliveries (oldest due first), locked for this transaction.
+   * Judged in the statement that locks, unlike an endpoint: with the endpoint held (takeIdle), the
+   * only change another transaction can make to these rows is a run settling them, which clears
+   * `job_id`, so no job the statement's snapshot cannot see is ever judged.
+   */
   async due(sql: Sql, endpointId: string, limit: number): Promise<string[]> {
     const { rows } = await sql.query<{ id: string }>(
       `SELECT d.id::text AS id FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND ${DUE}
@@ -151,7 +184,8 @@ export class WebhookDeliveries {
 
   /** due ─▶ held by `job`. */
   async hold(sql: Sql, job: string, ids: readonly string[]): Promise<void> {
-    if (ids.length) await sql.query('UPDATE webhook_deliveries SET next_attempt_at = NULL, job_id = $2 WHERE id = ANY ($1::bigint[])', [ids, job]);
+    if (ids.length)
+      await sql.query('UPDATE webhook_deliveries SET next_attempt_at = NULL, job_id = $2 WHERE id = ANY ($1::bigint[])', [ids, job]);
   }
 
   /** New deliveries from the feed, held by `job`. */

@@ -4,7 +4,7 @@ import PgBoss from 'pg-boss';
 import { AppConfig } from '../config/app-config';
 import { OwnerPool, Sql } from '../database/owner-pool';
 import { DeliveryJob, QUEUE } from './webhook.vocabulary';
-import { JobRun, QUEUE_SCHEMA } from './webhook-deliveries.repository';
+import { JobRun, QUEUE_SCHEMA, WebhookDeliveries } from './webhook-deliveries.repository';
 
 export { QUEUE_SCHEMA };
 
@@ -39,6 +39,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   constructor(
     private readonly db: OwnerPool,
     private readonly config: AppConfig,
+    private readonly deliveries: WebhookDeliveries,
   ) {}
 
   /** Installs or upgrades the queue's schema and creates the queues; `supervise` runs expiry and cleanup (the worker does, the CLI does not). */
@@ -118,9 +119,17 @@ export class WebhookQueue implements OnApplicationShutdown {
     await this.running().complete(QUEUE, job.id, {}, { db: executor(sql) });
   }
 
-  /** Hands the job back to pg-boss's own retry (an error on our side, not the receiver's). */
+  /**
+   * Hands the job back to pg-boss's own retry (an error on our side, not the receiver's), if this
+   * run is still the job's current one. pg-boss fails a job by its id alone, and a run that expired
+   * was handed on under the same id: the check (WebhookDeliveries.ownRun, the job row then locked)
+   * and the fail go in one transaction, as with complete, so a late run never fails a newer one.
+   */
   async fail(job: Job, error: Error): Promise<void> {
-    await this.running().fail(QUEUE, job.id, { message: error.message });
+    await this.db.transaction(async (sql) => {
+      if (!(await this.deliveries.ownRun(sql, job))) return; // expired and handed on: the newer run settles it
+      await this.running().fail(QUEUE, job.id, { message: error.message }, { db: executor(sql) });
+    });
   }
 
   private running(): PgBoss {
