@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { base, Faker, pt_BR } from '@faker-js/faker';
 import { DataSource } from 'typeorm';
-import { isDatabaseUnavailable } from '../common/errors/database-errors';
+import { isDatabaseUnavailable, isRetryableTransaction } from '../common/errors/database-errors';
 import { dataSourceOptions } from '../database/data-source-options';
 import { ACTIVITY_KINDS, ActivityKind, CaptureEvents, referencePool } from './activity-events';
 
@@ -36,6 +36,8 @@ export interface ActivityReport {
   subject: string;
   /** Public ids of the rows it created. */
   created: string[];
+  /** Times it was run again after a serialization failure or a deadlock (as a capture system must). */
+  retries: number;
 }
 
 /** What a run did (what `seed:activity --json` prints). */
@@ -78,6 +80,8 @@ const FAILING_KINDS: ActivityKind[] = ['meeting_captured', 'call_captured', 'ema
 const HOLD_MS = { min: 1500, max: 4000 };
 /** Transactions open at once, at most (each on its own connection). */
 export const MAX_OPEN = 10;
+/** Runs of one event's transaction after the first, on serialization failures and deadlocks. */
+const MAX_RETRIES = 5;
 
 interface Card {
   kind: ActivityKind;
@@ -130,22 +134,37 @@ export class ActivitySimulator {
         heldMs: 0,
         subject: '',
         created: [],
+        retries: 0,
       };
       let capturedId: string | undefined;
       try {
-        await this.db.transaction(async (m) => {
-          const [{ txid }] = await m.query('SELECT pg_current_xact_id()::text AS txid');
-          report.txid = txid;
-          report.opened = Date.now();
-          const written = await new CaptureEvents(m, company.id, f, pool, { startedAt, captured }).write(card.kind);
-          Object.assign(report, { kind: written.kind, subject: written.subject, created: written.created });
-          capturedId = written.captured;
-          if (holdMs) {
-            await pause(holdMs, stop.signal);
-            report.heldMs = Date.now() - report.opened;
+        const write = () =>
+          this.db.transaction(async (m) => {
+            const [{ txid }] = await m.query('SELECT pg_current_xact_id()::text AS txid');
+            report.txid = txid;
+            report.opened = Date.now();
+            const written = await new CaptureEvents(m, company.id, f, pool, { startedAt, captured }).write(card.kind);
+            Object.assign(report, { kind: written.kind, subject: written.subject, created: written.created });
+            capturedId = written.captured;
+            if (holdMs) {
+              await pause(holdMs, stop.signal);
+              report.heldMs = Date.now() - report.opened;
+            }
+            if (card.fails) throw new CaptureFailed(`${written.kind} failed on purpose`);
+          });
+        // As a capture system must: a transaction PostgreSQL aborted as a serialization failure or
+        // a deadlock is run again from the start (the same content: its faker is reseeded).
+        for (;;) {
+          try {
+            await write();
+            break;
+          } catch (error) {
+            if (!isRetryableTransaction(error) || report.retries >= MAX_RETRIES || stop.signal.aborted) throw error;
+            report.retries++;
+            f.seed(seed);
+            await pause(randomInt(10, 100), stop.signal);
           }
-          if (card.fails) throw new CaptureFailed(`${written.kind} failed on purpose`);
-        });
+        }
         if (capturedId) captured.push(capturedId);
         events[report.kind]++;
       } catch (error) {
@@ -190,7 +209,7 @@ export function activityDataSource(ownerUrl: string, applicationName: string, ma
 
 /** One line for a log: when, how it ended, what it wrote. */
 export function reportLine(r: ActivityReport): string {
-  const held = r.heldMs ? ` (held ${(r.heldMs / 1000).toFixed(1)} s)` : '';
+  const held = (r.heldMs ? ` (held ${(r.heldMs / 1000).toFixed(1)} s)` : '') + (r.retries ? ` (run again ${r.retries}×)` : '');
   const drawn = r.drawn === r.kind ? '' : ` (for ${r.drawn})`;
   return `${new Date(r.closed).toISOString()} tx ${r.txid} ${r.outcome} ${r.kind} ${r.subject}${drawn}${held}${r.error ? `: ${r.error}` : ''}`;
 }

@@ -17,3 +17,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     message,
   );
 }
+
+/**
+ * Whether PostgreSQL aborted a transaction that may simply be run again: a serialization failure
+ * (`40001`: a REPEATABLE READ or SERIALIZABLE snapshot met a row changed since, or a write the
+ * change capture orders after another) or a deadlock (`40P01`: two writers took the rows a
+ * capture locks in other orders). What a capture system does with one: run the transaction again.
+ */
+export function isRetryableTransaction(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const e = error as { code?: unknown; driverError?: unknown };
+  if (e.driverError && e.driverError !== error && isRetryableTransaction(e.driverError)) return true;
+  return e.code === '40001' || e.code === '40P01';
+}
