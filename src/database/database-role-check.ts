@@ -57,17 +57,45 @@ export async function readRolePosture(dataSource: DataSource): Promise<RolePostu
   };
 }
 
+/** `max_prepared_transactions` of the server: above 0, transactions may be prepared (two-phase commit). */
+export async function readMaxPreparedTransactions(dataSource: DataSource): Promise<number> {
+  const [row] = await dataSource.query('SHOW max_prepared_transactions');
+  return Number(row.max_prepared_transactions);
+}
+
+/**
+ * Why the service does not start on a server that allows prepared transactions (null when it
+ * does not, at 0). A prepared transaction survives a restart of the server; the change feed's
+ * entries are ordered by the server's life (the epoch) first, and readers move on to the new
+ * life's entries once it began. One committed after the restart commits entries of the old
+ * epoch, below the position readers have already passed: no reader would ever see them.
+ */
+export function preparedTransactionsRefusal(maxPreparedTransactions: number): string | null {
+  if (!(maxPreparedTransactions > 0)) return null;
+  return (
+    `THE DATABASE ALLOWS PREPARED TRANSACTIONS (max_prepared_transactions = ${maxPreparedTransactions}). Refusing to start: ` +
+    'a prepared (two-phase) transaction outlives a restart of the server, and the change feed cannot order a transaction that ' +
+    'outlives a server life (committed after the restart, its changes land in an epoch readers have already passed, and no ' +
+    'client would ever see them). Set max_prepared_transactions = 0 (postgresql.conf, or ALTER SYSTEM SET ' +
+    'max_prepared_transactions = 0) and restart PostgreSQL; first COMMIT PREPARED or ROLLBACK PREPARED what pg_prepared_xacts lists.'
+  );
+}
+
 /**
  * Row-level security is the second wall between tenants; it is only a wall if the API's role
  * cannot step around it, and the API's role holds nothing it does not need (`npm run
  * migration:run` grants exactly that). A role that holds more is refused at start, in every
- * environment and for an external DATABASE_URL too, with what to revoke.
+ * environment and for an external DATABASE_URL too, with what to revoke. So is a server that
+ * allows prepared transactions (preparedTransactionsRefusal). The API and the worker run it.
  */
 @Injectable()
 export class DatabaseRoleCheck implements OnApplicationBootstrap {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // The server's settings first (the API and the worker both run this check): see preparedTransactionsRefusal.
+    const prepared = preparedTransactionsRefusal(await readMaxPreparedTransactions(this.dataSource));
+    if (prepared) throw new DatabaseRoleError(prepared);
     const posture = await readRolePosture(this.dataSource);
     const bypass = [
       posture.superuser && 'is a superuser',
@@ -88,5 +116,5 @@ export class DatabaseRoleCheck implements OnApplicationBootstrap {
   }
 }
 
-/** The API's database role may do more than it should: the service does not start. */
+/** The API's database role may do more than it should, or the server allows what the service cannot handle: the service does not start. */
 export class DatabaseRoleError extends Error {}

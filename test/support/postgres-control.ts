@@ -22,15 +22,19 @@ export async function stopCluster(dataDir: string): Promise<void> {
   await pgCtl(dataDir, ['stop', '-m', 'fast', '-w']);
 }
 
-/** Starts the cluster in `dataDir` again, on the port it had (its clients' URLs stay right), waited for. */
-export async function startCluster(dataDir: string, port: number | string): Promise<void> {
+/**
+ * Starts the cluster in `dataDir` again, on the port it had (its clients' URLs stay right), waited
+ * for; `settings` are server settings for this start only (`-c name=value`).
+ */
+export async function startCluster(dataDir: string, port: number | string, settings: Record<string, string> = {}): Promise<void> {
+  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);
   await pgCtl(dataDir, [
     'start',
     '-w',
     '-l',
     join(dataDir, 'restart.log'), // inside the cluster directory: writable by its owner
     '-o',
-    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`,
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${extra.join('')}`,
   ]);
 }
 
@@ -38,6 +42,6 @@ export async function stopFaultsCluster(): Promise<void> {
   await stopCluster(process.env.TEST_FAULTS_DATA_DIR!);
 }
 
-export async function startFaultsCluster(): Promise<void> {
-  await startCluster(process.env.TEST_FAULTS_DATA_DIR!, process.env.TEST_FAULTS_PORT!);
+export async function startFaultsCluster(settings: Record<string, string> = {}): Promise<void> {
+  await startCluster(process.env.TEST_FAULTS_DATA_DIR!, process.env.TEST_FAULTS_PORT!, settings);
 }
