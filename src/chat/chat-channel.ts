@@ -1,7 +1,8 @@
 import { conversationChannel } from '../conversations/conversation-channel';
 import { ChatConversationEnvelope, ChatConversationListEnvelope, ChatMessageEnvelope, ChatMessageListEnvelope } from './chat.dto';
+import * as presenters from './chat.presenter';
 import { presentChatConversation, presentChatMessage } from './chat.presenter';
-import { CHAT_FORMAT_SAMPLES, CHAT_TABLES } from './chat.sql';
+import { CHAT_TABLES } from './chat.sql';
 
 /** Chat conversations, the one descriptor of the channel: `GET /v1/chat`, `/v1/chat/{chat_id}`, its messages and one message. */
 export const CHAT_CHANNEL = conversationChannel({
@@ -24,5 +25,5 @@ export const CHAT_CHANNEL = conversationChannel({
   tables: CHAT_TABLES,
   present: presentChatConversation,
   presentMessage: presentChatMessage,
-  formatSamples: CHAT_FORMAT_SAMPLES,
+  presenters,
 });

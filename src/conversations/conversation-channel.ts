@@ -4,7 +4,14 @@ import { Scope } from '../contract/scopes';
 import { ContentPolicyName } from '../contract/rate-limit-policies';
 import { IdKind } from '../common/ids/public-id';
 import { CollectionDescriptor, listRouteOf } from './collection-descriptor';
-import { ConversationTables, messageSelect, MessageRowBase, PositionedRow } from './conversations.repository';
+import {
+  ConversationTables,
+  conversationsByIdStatement,
+  MessageRowBase,
+  messagesOfStatement,
+  PositionedRow,
+} from './conversations.repository';
+import { codeText, presenterCode } from './presenter-code';
 
 /**
  * One descriptor per conversation channel, holding everything that tells email from chat (the
@@ -27,18 +34,17 @@ export interface ConversationChannel<C extends PositionedRow, M extends MessageR
   /** Route template of the messages: their cursors' route binding (with the conversation as parent). */
   messagesRoute: string;
   /**
-   * Rows as the channel's statements may return them, every field set in one and every nullable
-   * or odd one (a missing name, extra stored keys, a tombstone) in another: what they present as
-   * is part of `documentFormat`, so a change to a presenter that shows in any of them changes it.
+   * The module of `present` and `presentMessage`, whose every function (the helpers they call
+   * among them: a presenter module declares nothing it does not export) is part of `documentFormat`.
    */
-  formatSamples: { conversations: C[]; messages: M[] };
+  presenters: object;
   /**
    * The version of the wire format a stored document (conversation_documents) was written in: a
-   * hash of what renders it (the statements that read the rows, and what the presenters make of
-   * `formatSamples`), so a change to either makes every stored document of the channel old at
-   * once. Readers use documents of their own format only; the refresher writes the others again
-   * in its own. Computed from outputs, not from source text, so a service run from its build
-   * and a CLI run from the sources agree.
+   * hash of everything that renders it, the statements the refresher reads the rows with and the
+   * code of the presenters (presenterCode: their source without its layout, so a service run
+   * from its build, a CLI run from the sources and the tests agree), so any change to either,
+   * whichever rows it shows in, makes every stored document of the channel old at once. Readers
+   * use documents of their own format only; the refresher writes the others again in its own.
    */
   documentFormat: number;
 }
@@ -50,10 +56,11 @@ export function conversationChannel<C extends PositionedRow, M extends MessageRo
   const documentFormat = createHash('sha256')
     .update(
       [
-        channel.tables.select,
-        messageSelect(channel.tables),
-        JSON.stringify(channel.formatSamples.conversations.map((row) => channel.present(row))),
-        JSON.stringify(channel.formatSamples.messages.map((row) => channel.presentMessage(row))),
+        conversationsByIdStatement(channel.tables, [], null).text,
+        messagesOfStatement(channel.tables, [], null).text,
+        `present=${codeText(channel.present)}`,
+        `presentMessage=${codeText(channel.presentMessage)}`,
+        presenterCode(channel.presenters),
       ].join('\n'),
     )
     .digest()

@@ -1,7 +1,8 @@
 import { conversationChannel } from '../conversations/conversation-channel';
 import { EmailConversationEnvelope, EmailConversationListEnvelope, EmailMessageEnvelope, EmailMessageListEnvelope } from './email.dto';
+import * as presenters from './email.presenter';
 import { presentEmailConversation, presentEmailMessage } from './email.presenter';
-import { EMAIL_FORMAT_SAMPLES, EMAIL_TABLES } from './email.sql';
+import { EMAIL_TABLES } from './email.sql';
 
 /** Email conversations, the one descriptor of the channel: `GET /v1/emails`, `/v1/emails/{email_id}`, its messages and one message. */
 export const EMAIL_CHANNEL = conversationChannel({
@@ -24,5 +25,5 @@ export const EMAIL_CHANNEL = conversationChannel({
   tables: EMAIL_TABLES,
   present: presentEmailConversation,
   presentMessage: presentEmailMessage,
-  formatSamples: EMAIL_FORMAT_SAMPLES,
+  presenters,
 });

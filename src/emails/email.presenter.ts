@@ -35,7 +35,7 @@ export function presentEmailMessage(row: EmailMessageRow): EmailMessageDto {
   };
 }
 
-/** Only the documented fields of an address, whatever the capture stored beside them. */
-function presentAddress(a: AddressEntry): EmailAddressDto {
+/** Only the documented fields of an address, whatever the capture stored beside them. (Exported, as every function here: the read model's format hashes them.) */
+export function presentAddress(a: AddressEntry): EmailAddressDto {
   return { address: a.address, name: a.name ?? null, internal: a.internal === true };
 }

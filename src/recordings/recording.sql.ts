@@ -345,13 +345,22 @@ export const partStatement = (part: RecordingPart) =>
    FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`;
 
 /**
+ * Parts the read model stores beside the document, in its format (the transcript is rendered
+ * live: it is most of a record's bytes, and storing it would double them).
+ */
+const STORED_PARTS: readonly RecordingPart[] = ['evaluation', 'answers'];
+
+/**
  * The version of the wire format a stored document was written in: a hash of the statements
- * that render it, so any change to them (a new field, an escape) makes every stored document
- * old at once. A reader uses a document of its own format only, and renders the others live;
- * the refresher writes them again in its own (during a rolling deploy each side reads its own).
+ * that render what the refresher stores (renderDocuments: the document of each kind and every
+ * stored part), so any change to them (a new field, an escape, a part stored) makes every stored
+ * document old at once. PostgreSQL renders the whole text and the service passes it through
+ * unparsed, so nothing else decides it (unlike the conversations', whose presenters are code:
+ * conversationChannel). A reader uses a document of its own format only, and renders the others
+ * live; the refresher writes them again in its own (during a rolling deploy each side reads its own).
  */
 export const DOCUMENT_FORMAT = createHash('sha256')
-  .update(`${liveDocument('meeting')}\n${liveDocument('call')}\n${PARTS.evaluation}\n${PARTS.answers}`)
+  .update([liveDocument('meeting'), liveDocument('call'), ...STORED_PARTS.map((p) => PARTS[p])].join('\n'))
   .digest()
   .readInt32BE(0);
 
@@ -387,12 +396,6 @@ export function recordingDocuments(kind: RecordingKind, records: string, parts: 
 
 /** The statements built so far, by kind, parts and record selection. */
 const STATEMENTS = new Map<string, string>();
-
-/**
- * Parts the read model stores beside the document, in its format (the transcript is rendered
- * live: it is most of a record's bytes, and storing it would double them).
- */
-const STORED_PARTS: readonly RecordingPart[] = ['evaluation', 'answers'];
 
 /** Part `p` of the page's record `r`: stored (`d`) when current and of this format, else rendered live. */
 const partOf = (p: RecordingPart) =>
