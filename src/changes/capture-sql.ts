@@ -208,13 +208,14 @@ const SHARED: string[] = [
     -- A record's kind, which its entry names, is in no key: a part's foreign key check does not
     -- wait for a kind change, and the caller's join may have read the kind before one committed.
     -- So the records' documents are locked first (a kind change empties, so locks, the same
-    -- document), in key order, and the kind is read again after, in a statement of its own: a
-    -- kind change that committed meanwhile is seen, one still running waits for this transaction.
+    -- document), in key order, and the kind (with the id, which a kind change may give anew) is
+    -- read again after, in a statement of its own: a kind change that committed meanwhile is
+    -- seen, one still running waits for this transaction.
     PERFORM 1 FROM recording_documents d
       WHERE d.recording_id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
       ORDER BY d.recording_id FOR UPDATE;
     WITH fresh AS (
-      SELECT r.company_id, coalesce(x.kind, r.object) AS object, r.object_id, r.parent_id, r.action, r.changed, r.object_key
+      SELECT r.company_id, coalesce(x.kind, r.object) AS object, coalesce(x.public_id, r.object_id) AS object_id, r.parent_id, r.action, r.changed, r.object_key
       FROM unnest(rows) r
         LEFT JOIN recordings x ON r.object IN ('meeting', 'call') AND r.action = 'updated' AND x.id = r.object_key AND x.company_id = r.company_id
       -- A record deleted meanwhile: its own entry says so.
@@ -295,11 +296,24 @@ const backWhereItWas = (moved: string, object: string) => `UPDATE change_log c S
 /** A record that left a route (another kind or company) or joined one: deleted where it was, created where it is. */
 const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)`;
 
+/**
+ * A record may change kind once a transaction when it takes an id of its new kind: a second
+ * change would give the same object (kind and row) two ids in one transaction, and the log holds
+ * one entry per object and transaction (the old id's `deleted` would be lost). Refused.
+ */
+const KIND_ONCE = `IF EXISTS (SELECT 1 FROM ${recordsMoved}
+    AND EXISTS (SELECT 1 FROM change_log c WHERE c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
+      AND c.epoch = ${EPOCH} AND c.xid = pg_current_xact_id() AND c.object_id <> n.public_id)) THEN
+  RAISE EXCEPTION 'a record changes kind at most once a transaction when its id changes with it'
+    USING ERRCODE = 'feature_not_supported', HINT = 'Commit the first change of kind, then make the next one.';
+END IF;`;
+
 const RECORDINGS = byOperation('recordings', {
   INSERT: `${noteCreated('recordings')}
 ${createdEntries(`SELECT t.company_id, t.kind, t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
   DELETE: record(`SELECT ${recordRow('t', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
-  UPDATE: `${record(`SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
+  UPDATE: `${KIND_ONCE}
+${record(`SELECT ROW(n.company_id, n.kind, n.public_id, NULL, 'updated',
     ${parts(['details'])}
       || CASE WHEN n.transcript_status IS DISTINCT FROM o.transcript_status THEN ${parts(['transcript'])} ELSE '{}' END
       || CASE WHEN n.template_id IS DISTINCT FROM o.template_id THEN ${parts(['answers'])} ELSE '{}' END, n.id)::change_row
@@ -601,7 +615,8 @@ END $$`;
 
 /**
  * An object's entries older than the cutoff merge into its newest, in batches, one compactor at
- * a time. The folded action: `deleted` when any of them says so and the object is not shown now
+ * a time. An object is its kind, row and public id: a record that changed kind and took an id of
+ * its new kind, then came back, is two objects of one row (the first one's `deleted` stays). The folded action: `deleted` when any of them says so and the object is not shown now
  * (an id is never reused, so a removed object stays removed even when an older-started
  * transaction's `updated` sorts after its deletion); `created` (read it all) when one of them
  * was created or deleted and the object is shown now (a record moved back to a route); else the
@@ -617,28 +632,29 @@ const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timest
     -- One compactor at a time across instances: the others skip this batch.
     IF NOT pg_try_advisory_xact_lock(hashtext('change_log compaction')) THEN RETURN -1; END IF;
     WITH objects AS (
-      SELECT DISTINCT c.company_id, c.object, c.object_key
+      SELECT DISTINCT c.company_id, c.object, c.object_key, c.object_id
       FROM change_log c
       WHERE c.committed_at < cutoff AND (c.epoch, c.xid) < (live, horizon)
         AND EXISTS (SELECT 1 FROM change_log n
-                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_key = c.object_key
+                    WHERE n.company_id = c.company_id AND n.object = c.object AND n.object_key = c.object_key AND n.object_id = c.object_id
                       AND (n.epoch, n.xid) > (c.epoch, c.xid) AND (n.epoch, n.xid) < (live, horizon))
       LIMIT batch
     ), survivors AS (
-      SELECT DISTINCT ON (n.company_id, n.object, n.object_key) n.company_id, n.object, n.object_key, n.epoch, n.xid, n.seq, n.action, n.changed
-      FROM objects o JOIN change_log n USING (company_id, object, object_key)
+      SELECT DISTINCT ON (n.company_id, n.object, n.object_key, n.object_id)
+        n.company_id, n.object, n.object_key, n.object_id, n.epoch, n.xid, n.seq, n.action, n.changed
+      FROM objects o JOIN change_log n USING (company_id, object, object_key, object_id)
       WHERE (n.epoch, n.xid) < (live, horizon)
-      ORDER BY n.company_id, n.object, n.object_key, n.epoch DESC, n.xid DESC, n.seq DESC
+      ORDER BY n.company_id, n.object, n.object_key, n.object_id, n.epoch DESC, n.xid DESC, n.seq DESC
     ), removed AS (
       DELETE FROM change_log c USING survivors s
-      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_key = s.object_key
+      WHERE c.company_id = s.company_id AND c.object = s.object AND c.object_key = s.object_key AND c.object_id = s.object_id
         AND (c.epoch, c.xid, c.seq) < (s.epoch, s.xid, s.seq) AND c.committed_at < cutoff
-      RETURNING c.company_id, c.object, c.object_key, c.action, c.changed
+      RETURNING c.company_id, c.object, c.object_key, c.object_id, c.action, c.changed
     ), folded AS (
-      SELECT company_id, object, object_key, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
+      SELECT company_id, object, object_key, object_id, bool_or(action = 'created') AS created, bool_or(action = 'deleted') AS deleted,
         app_changed_union('{}', array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL)) AS changed
       FROM removed LEFT JOIN LATERAL unnest(removed.changed) p ON true
-      GROUP BY company_id, object, object_key
+      GROUP BY company_id, object, object_key, object_id
     ), judged AS (
       SELECT s.*, f.created OR s.action = 'created' AS created, f.deleted OR s.action = 'deleted' AS deleted, f.changed AS folded,
         CASE s.object
@@ -646,9 +662,10 @@ const COMPACTION = `CREATE OR REPLACE FUNCTION app_compact_changes(cutoff timest
           WHEN 'chat' THEN EXISTS (SELECT 1 FROM chat_conversations x WHERE x.id = s.object_key AND x.company_id = s.company_id)
           WHEN 'email_message' THEN EXISTS (SELECT 1 FROM email_messages x WHERE x.id = s.object_key AND x.company_id = s.company_id)
           WHEN 'chat_message' THEN EXISTS (SELECT 1 FROM chat_messages x WHERE x.id = s.object_key AND x.company_id = s.company_id)
-          ELSE EXISTS (SELECT 1 FROM recordings x WHERE x.id = s.object_key AND x.company_id = s.company_id AND x.kind = s.object)
+          ELSE EXISTS (SELECT 1 FROM recordings x WHERE x.id = s.object_key AND x.company_id = s.company_id AND x.kind = s.object
+            AND x.public_id = s.object_id)
         END AS shown
-      FROM survivors s JOIN folded f USING (company_id, object, object_key)
+      FROM survivors s JOIN folded f USING (company_id, object, object_key, object_id)
     )
     UPDATE change_log c SET
       action = CASE WHEN j.deleted AND NOT j.shown THEN 'deleted' WHEN j.created OR j.deleted THEN 'created' ELSE 'updated' END,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { CAPTURED_TABLES } from '../../src/changes/capture-sql';
 import { PARENTS, SHARED_ROWS } from '../../src/changes/shared-rows';
 import { CHAT_CHANNEL } from '../../src/chat/chat-channel';
+import { mintId } from '../../src/common/ids/public-id';
 import { Company } from '../../src/companies/company.entity';
 import { AppConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
@@ -343,7 +344,9 @@ describe('a record’s kind changed while a part is written [waits]', () => {
         company.id,
         meeting.id,
       ]);
-    const kind = () => k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
+    // Made a call, it takes a call's id: a call is served under a call id only.
+    const callId = mintId('call');
+    const kind = () => k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, callId]);
     await p.query('BEGIN');
     await k.query('BEGIN');
     const [a, b, bClient] = first === 'part' ? [part, kind, k] : [kind, part, p];
@@ -354,21 +357,61 @@ describe('a record’s kind changed while a part is written [waits]', () => {
     await second;
     const xid = await xidOf(p);
     await (first === 'part' ? k : p).query('COMMIT');
-    return { meeting, partEntries: await owner.query('SELECT object FROM change_log WHERE object_id = $1 AND xid = $2::xid8', [meeting.publicId, xid]) };
+    return {
+      meeting,
+      callId,
+      partEntries: await owner.query('SELECT object, object_id FROM change_log WHERE object_key = $1 AND xid = $2::xid8', [meeting.id, xid]),
+    };
   }
 
-  it('kind first: the part waits for the kind change and its entry names the new kind', async () => {
-    const { partEntries } = await kindRace('kind');
-    expect(partEntries).toEqual([{ object: 'call' }]);
+  it('kind first: the part waits for the kind change and its entry names the new kind and id', async () => {
+    const { partEntries, callId } = await kindRace('kind');
+    expect(partEntries).toEqual([{ object: 'call', object_id: callId }]);
   });
 
   it('part first: the kind change waits for the part; its entries say the meeting left and the call came (read it all)', async () => {
-    const { meeting } = await kindRace('part');
+    const { meeting, callId } = await kindRace('part');
     const entries = await owner.query(
-      `SELECT object, action FROM change_log WHERE object_id = $1 ORDER BY epoch DESC, xid DESC, seq DESC LIMIT 2`,
-      [meeting.publicId],
+      `SELECT object, object_id, action FROM change_log WHERE object_key = $1 ORDER BY epoch DESC, xid DESC, seq DESC LIMIT 2`,
+      [meeting.id],
     );
-    expect(entries).toEqual(expect.arrayContaining([{ object: 'meeting', action: 'deleted' }, { object: 'call', action: 'created' }]));
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        { object: 'meeting', object_id: meeting.publicId, action: 'deleted' },
+        { object: 'call', object_id: callId, action: 'created' },
+      ]),
+    );
+  });
+
+  it('refuses a second change of kind with a new id in one transaction (one entry per object and transaction could not say both)', async () => {
+    const meeting = await people.recording('meeting', { owner: someone });
+    const w = await writer('kinds');
+    await w.query('BEGIN');
+    await w.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, mintId('call')]);
+    await expect(
+      w.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]', public_id = $2 WHERE id = $1`, [meeting.id, mintId('meeting')]),
+    ).rejects.toMatchObject({ code: '0A000' });
+    await w.query('ROLLBACK');
+  });
+
+  it('compacts a record that changed kind with new ids and came back as three objects: the first meeting stays deleted', async () => {
+    const meeting = await people.recording('meeting', { owner: someone });
+    const [callId, againId] = [mintId('call'), mintId('meeting')];
+    await owner.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, callId]);
+    await owner.query(`UPDATE recordings SET title = 'Ligação' WHERE id = $1`, [meeting.id]);
+    await owner.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]', public_id = $2 WHERE id = $1`, [meeting.id, againId]);
+    await owner.query(`SELECT app_compact_changes(now() + interval '1 hour', 100000)`);
+    const entries = await owner.query(`SELECT object, object_id, action FROM change_log WHERE object_key = $1 AND object IN ('meeting', 'call')`, [
+      meeting.id,
+    ]);
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        { object: 'meeting', object_id: meeting.publicId, action: 'deleted' },
+        { object: 'call', object_id: callId, action: 'deleted' },
+        { object: 'meeting', object_id: againId, action: 'created' },
+      ]),
+    );
+    expect(entries).toHaveLength(3);
   });
 });
 

@@ -31,6 +31,7 @@ import { AuditReadByMonth1766400000001 } from './1766400000001-audit-read-by-mon
 import { TokenSecrets1766500000000 } from './1766500000000-token-secrets';
 import { AuditReadUtc1766500000001 } from './1766500000001-audit-read-utc';
 import { SharedRowLocks1766600000000 } from './1766600000000-shared-row-locks';
+import { KindIds1766600000001 } from './1766600000001-kind-ids';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   TokenSecrets1766500000000,
   AuditReadUtc1766500000001,
   SharedRowLocks1766600000000,
+  KindIds1766600000001,
 ];
