@@ -650,8 +650,8 @@ function stepsOf(txns: Txn[]): Step[] {
   for (const t of txns) {
     steps.push({ type: 'begin' });
     // One kind change a transaction: a record that changes kind takes an id of its new kind, and
-    // two changes in one transaction would need two entries of one object key (a known gap, #47's
-    // note; the id a kind change gets is an open decision), so the second is left out.
+    // the capture refuses a second such change in one transaction (one entry per object and
+    // transaction could not say both), so the second is left out.
     const ops = t.ops.filter((op, i) => op.kind !== 'kindChange' || t.ops.findIndex((o) => o.kind === 'kindChange') === i);
     for (const op of ops) {
       const state: Record<string, string> = {};
