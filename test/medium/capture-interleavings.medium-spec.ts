@@ -46,14 +46,6 @@ import { createTestApp, ownerDataSource } from '../support/test-app';
  */
 
 const HISTORIES = Number(process.env.CAPTURE_HISTORIES ?? 200);
-/**
- * A record that changes kind keeps its public id only with CAPTURE_KIND_KEEPS_ID=1: the call
- * route answers 404 for a call whose id has the meeting prefix (and the calls list then breaks
- * the OpenAPI id pattern), which every history with a kind change would find first. By default a
- * kind change takes an id of its new kind (the feed then says the old id deleted, the new one
- * created).
- */
-const KIND_KEEPS_ID = process.env.CAPTURE_KIND_KEEPS_ID === '1';
 const PROFILE = process.env.CAPTURE_PROFILE === '1';
 const replay = () => (process.env.CAPTURE_SEED ? { seed: Number(process.env.CAPTURE_SEED), path: process.env.CAPTURE_PATH } : {});
 
@@ -523,10 +515,11 @@ const OPS = {
         return {
           label: `UPDATE recordings ${r.name} kind meeting <-> call`,
           sql: `UPDATE recordings SET kind = CASE kind WHEN 'meeting' THEN 'call' ELSE 'meeting' END,
-                  bot_history = CASE kind WHEN 'meeting' THEN NULL ELSE '[]'::jsonb END
-                  ${KIND_KEEPS_ID ? '' : `, public_id = CASE kind WHEN 'meeting' THEN $2 ELSE $3 END`}
+                  bot_history = CASE kind WHEN 'meeting' THEN NULL ELSE '[]'::jsonb END,
+                  -- An id of the new kind: the database refuses one of the other kind.
+                  public_id = CASE kind WHEN 'meeting' THEN $2 ELSE $3 END
                 WHERE id = $1`,
-          params: KIND_KEEPS_ID ? [r.id] : [r.id, mintId('call'), mintId('meeting')],
+          params: [r.id, mintId('call'), mintId('meeting')],
         };
       },
     ],

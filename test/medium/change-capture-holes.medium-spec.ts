@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { CAPTURED_TABLES } from '../../src/changes/capture-sql';
 import { positionAt } from '../../src/changes/changes.repository';
+import { mintId } from '../../src/common/ids/public-id';
 import { Company } from '../../src/companies/company.entity';
 import { ChatRef, ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
@@ -142,36 +143,53 @@ describe('change capture: the holes', () => {
   });
 
   describe('a record that changes kind or company', () => {
-    it('is deleted from the route it left and created in the one it joined, and its document stays (emptied)', async () => {
+    /** Makes record `id` a `kind` in `m`, with a new id of that kind (a call is served under a call id only); the new id. */
+    async function makeKind(m: { query: (sql: string, params: unknown[]) => Promise<unknown> }, id: string, kind: 'meeting' | 'call') {
+      const publicId = mintId(kind);
+      await m.query(`UPDATE recordings SET kind = $2, bot_history = CASE $2 WHEN 'meeting' THEN '[]'::jsonb END, public_id = $3 WHERE id = $1`, [
+        id,
+        kind,
+        publicId,
+      ]);
+      return publicId;
+    }
+
+    it('is deleted from the route it left (old id) and created in the one it joined (new id), and its document stays (emptied)', async () => {
       const meeting = await people.recording('meeting', { owner: seller });
       await db.query(
         `INSERT INTO recording_documents (recording_id, company_id, format, document) VALUES ($1, $2, 1, '{}')
         ON CONFLICT (recording_id) DO UPDATE SET format = 1, document = '{}'`,
         [meeting.id, company.id],
       );
-      const entries = await logged((m) => m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]));
+      let callId = '';
+      const entries = await logged(async (m) => (callId = await makeKind(m, meeting.id, 'call')));
       expect(sorted(entries)).toEqual([
-        { object: 'call', object_id: meeting.publicId, parent_id: null, action: 'created', changed: [] },
+        { object: 'call', object_id: callId, parent_id: null, action: 'created', changed: [] },
         { object: 'meeting', object_id: meeting.publicId, parent_id: null, action: 'deleted', changed: [] },
       ]);
       expect(await db.query('SELECT document FROM recording_documents WHERE recording_id = $1', [meeting.id])).toEqual([
         { document: null },
       ]);
-      // And back: the meeting exists again, within one transaction too.
-      const back = await logged(async (m) => {
-        await m.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
-        await m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
-        await m.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
-      });
+      // And back, a meeting again under a meeting id of its own.
+      let againId = '';
+      const back = await logged(async (m) => (againId = await makeKind(m, meeting.id, 'meeting')));
       expect(sorted(back)).toEqual([
-        { object: 'call', object_id: meeting.publicId, parent_id: null, action: 'deleted', changed: [] },
-        { object: 'meeting', object_id: meeting.publicId, parent_id: null, action: 'created', changed: [] },
+        { object: 'call', object_id: callId, parent_id: null, action: 'deleted', changed: [] },
+        { object: 'meeting', object_id: againId, parent_id: null, action: 'created', changed: [] },
       ]);
+    });
+
+    it('refuses a change of kind that keeps an id of the other kind (the call could not be served)', async () => {
+      const meeting = await people.recording('meeting', { owner: seller });
+      await expect(db.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id])).rejects.toMatchObject({
+        driverError: { code: '23514', constraint: 'recordings_public_id_kind' },
+      });
     });
 
     it('sorts right when it goes back in a transaction that started writing before the one that moved it', async () => {
       // T1 takes the lower transaction id; T2 makes the meeting a call and commits; T1 makes it a
-      // meeting again. T2's "meeting deleted" sorts after T1's "meeting created": it must not win.
+      // meeting again. T2's entries sort after T1's: a client replaying the feed must still end
+      // holding what the routes show.
       const meeting = await people.recording('meeting', { owner: seller });
       const other = await people.recording('meeting', { owner: seller });
       const t1 = db.createQueryRunner();
@@ -181,39 +199,40 @@ describe('change capture: the holes', () => {
         await t1.query(`UPDATE recordings SET title = 'primeiro' WHERE id = $1`, [other.id]);
         const [{ xid: x1 }] = await t1.query('SELECT pg_current_xact_id()::text AS xid');
         const x2 = await db.transaction(async (m) => {
-          await m.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = $1`, [meeting.id]);
+          await makeKind(m, meeting.id, 'call');
           const [{ xid }] = await m.query('SELECT pg_current_xact_id()::text AS xid');
           return xid as string;
         });
         expect(BigInt(x1)).toBeLessThan(BigInt(x2));
-        await t1.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [meeting.id]);
+        await makeKind(t1, meeting.id, 'meeting');
         await t1.commitTransaction();
       } finally {
         await t1.release();
       }
       const feed: Entry[] = await db.query(
-        `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND object_id = $2 ORDER BY xid, seq`,
-        [company.id, meeting.publicId],
+        `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND object_key = $2 AND object IN ('meeting', 'call') ORDER BY xid, seq`,
+        [company.id, meeting.id],
       );
       // A client replaying the feed in order, as the recipe says: created or updated, fetch it
       // (a 404 drops it); deleted, drop it. It must end holding what the routes show.
-      const [row] = await db.query('SELECT kind FROM recordings WHERE id = $1', [meeting.id]);
-      const held = new Set<string>(['meeting']);
+      const [row] = await db.query('SELECT kind, public_id FROM recordings WHERE id = $1', [meeting.id]);
+      const held = new Set<string>([`meeting:${meeting.publicId}`]);
       for (const e of feed) {
-        if (e.action === 'deleted' || row.kind !== e.object) held.delete(e.object);
-        else held.add(e.object);
+        const key = `${e.object}:${e.object_id}`;
+        if (e.action === 'deleted' || key !== `${row.kind}:${row.public_id}`) held.delete(key);
+        else held.add(key);
       }
-      expect([...held]).toEqual([row.kind]);
-      expect(await db.query('SELECT kind FROM recordings WHERE id = $1', [meeting.id])).toEqual([{ kind: 'meeting' }]);
+      expect([...held]).toEqual([`meeting:${row.public_id}`]);
+      expect(row.kind).toBe('meeting');
     });
 
-    it('compacts a record moved away and back to created, and one moved away for good to deleted', async () => {
+    it('compacts a record moved away and back to created, and one moved away for good to deleted, each id its own object', async () => {
       const [back, gone] = [await people.recording('meeting', { owner: seller }), await people.recording('meeting', { owner: seller })];
-      await db.query(`UPDATE recordings SET kind = 'call', bot_history = NULL WHERE id = ANY ($1)`, [[back.id, gone.id]]);
+      const [backCall, goneCall] = [await makeKind(db, back.id, 'call'), await makeKind(db, gone.id, 'call')];
       await db.query(`UPDATE recordings SET title = 'de novo' WHERE id = ANY ($1)`, [[back.id, gone.id]]);
-      await db.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]' WHERE id = $1`, [back.id]);
+      const backAgain = await makeKind(db, back.id, 'meeting');
       await db.query(`UPDATE recordings SET title = 'reunião' WHERE id = $1`, [back.id]);
-      const objects = [back.publicId, gone.publicId];
+      const objects = [back.publicId, gone.publicId, backCall, goneCall, backAgain];
       // Compact everything of these objects (a cutoff in the future).
       while ((await db.query('SELECT app_compact_changes(now() + interval $$1 day$$, 1000) AS merged'))[0].merged > 0);
       const rows: Entry[] = await db.query(
@@ -221,10 +240,11 @@ describe('change capture: the holes', () => {
         [company.id, objects],
       );
       const of = (object: string, id: string) => rows.filter((e) => e.object === object && e.object_id === id).map((e) => e.action);
-      expect(of('meeting', back.publicId)).toEqual(['created']);
-      expect(of('call', back.publicId)).toEqual(['deleted']);
+      expect(of('meeting', back.publicId)).toEqual(['deleted']);
+      expect(of('call', backCall)).toEqual(['deleted']);
+      expect(of('meeting', backAgain)).toEqual(['created']);
       expect(of('meeting', gone.publicId)).toEqual(['deleted']);
-      expect(of('call', gone.publicId)).toEqual(['created']);
+      expect(of('call', goneCall)).toEqual(['created']);
     });
 
     it('sorts right when a conversation goes back to its company in a transaction that started writing first', async () => {

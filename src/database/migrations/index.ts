@@ -32,6 +32,7 @@ import { TokenSecrets1766500000000 } from './1766500000000-token-secrets';
 import { AuditReadUtc1766500000001 } from './1766500000001-audit-read-utc';
 import { SharedRowLocks1766600000000 } from './1766600000000-shared-row-locks';
 import { KindIds1766600000001 } from './1766600000001-kind-ids';
+import { RecordingIdsByKind1766600000002 } from './1766600000002-recording-ids-by-kind';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   AuditReadUtc1766500000001,
   SharedRowLocks1766600000000,
   KindIds1766600000001,
+  RecordingIdsByKind1766600000002,
 ];
