@@ -30,7 +30,7 @@
  *   transaction, so a served document is never older than the tables.
  */
 
-import { sharedRowLocks } from './shared-rows';
+import { SHARED_ROWS as SHARED_ROW_TABLES, sharedRowLocks } from './shared-rows';
 
 /** The objects of the feed and the parts a client re-reads. */
 const PARTS_ORDER = `ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages']`;
@@ -39,7 +39,8 @@ const PARTS_ORDER = `ARRAY['details', 'transcript', 'evaluation', 'answers', 'me
  * Shared rows shown only through a foreign key from a captured table: a new one is shown by
  * nothing yet, and a delete cascades to captured rows, sets their references to null (an update,
  * captured) or is refused. They keep their UPDATE trigger only (users also note their inserted
- * ids: a new user's team memberships change nothing a `created` entry does not already cover).
+ * ids: a new user's team memberships change nothing a `created` entry does not already cover;
+ * a new mailbox logs nothing but locks its owner, which it attaches: shared-rows.ts).
  */
 export const REFERENCED_ONLY = ['users', 'teams', 'templates', 'tags', 'competitors', 'skills', 'accounts', 'mailboxes'];
 
@@ -205,15 +206,15 @@ const SHARED: string[] = [
   `CREATE OR REPLACE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
-    -- A record's kind, which its entry names, is in no key: a part's foreign key check does not
-    -- wait for a kind change, and the caller's join may have read the kind before one committed.
-    -- So the records' documents are locked first (a kind change empties, so locks, the same
-    -- document), in key order, and the kind (with the id, which a kind change may give anew) is
-    -- read again after, in a statement of its own: a kind change that committed meanwhile is
-    -- seen, one still running waits for this transaction.
-    PERFORM 1 FROM recording_documents d
-      WHERE d.recording_id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
-      ORDER BY d.recording_id FOR UPDATE;
+    -- A record's kind and id, which its entry names, may have changed since the caller's join
+    -- read them (a part's foreign key check does not wait for a change of kind). So the records
+    -- are locked first, in id order, as the kind change holds its record, and read again after,
+    -- in a statement of its own: a change that committed meanwhile is seen (READ COMMITTED) or
+    -- fails this transaction (REPEATABLE READ: a serialization failure), one still running waits.
+    -- The record before its document, as every writer of a record takes them.
+    PERFORM 1 FROM recordings x
+      WHERE x.id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
+      ORDER BY x.id FOR NO KEY UPDATE;
     WITH fresh AS (
       SELECT r.company_id, coalesce(x.kind, r.object) AS object, coalesce(x.public_id, r.object_id) AS object_id, r.parent_id, r.action, r.changed, r.object_key
       FROM unnest(rows) r
@@ -297,11 +298,22 @@ const backWhereItWas = (moved: string, object: string) => `UPDATE change_log c S
 const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)`;
 
 /**
+ * An object's id never changes, but a record's with its kind (the id carries the kind's
+ * prefix): an entry would name the new id, and no client would be told the old one is gone.
+ * `moved`: the transition rows that keep their route (kind or company).
+ */
+const idKept = (what: string, kept: string) => `IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id${kept}) THEN
+  RAISE EXCEPTION 'the id of a % does not change%', '${what}', ${what === 'record' ? `' but with its kind'` : `''`}
+    USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+END IF;`;
+
+/**
  * A record may change kind once a transaction when it takes an id of its new kind: a second
  * change would give the same object (kind and row) two ids in one transaction, and the log holds
  * one entry per object and transaction (the old id's `deleted` would be lost). Refused.
  */
-const KIND_ONCE = `IF EXISTS (SELECT 1 FROM ${recordsMoved}
+const KIND_ONCE = `${idKept('record', ' AND n.kind = o.kind')}
+IF EXISTS (SELECT 1 FROM ${recordsMoved}
     AND EXISTS (SELECT 1 FROM change_log c WHERE c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
       AND c.epoch = ${EPOCH} AND c.xid = pg_current_xact_id() AND c.object_id <> n.public_id)) THEN
   RAISE EXCEPTION 'a record changes kind at most once a transaction when its id changes with it'
@@ -375,7 +387,15 @@ const linked = (table: string, links: Array<[link: string, column: string, objec
   WHERE (l.company_id, l.${column}) IN (SELECT company_id, id FROM new_rows)`,
     )
     .join('\nUNION ');
-  return { table, ops: ['update'], fn: byOperation(table, { UPDATE: record(select) }) };
+  // A shared row that itself attaches another one (a mailbox its owner): its INSERT logs nothing
+  // (a new row is shown by nothing yet) but takes its locks (shared-rows.ts), so that a rename
+  // of the other row waits for it or is seen by it.
+  const insert = SHARED_ROW_TABLES.some((s) => s.attachedBy.some((a) => a.table === table));
+  return {
+    table,
+    ops: insert ? ['insert', 'update'] : ['update'],
+    fn: byOperation(table, { ...(insert ? { INSERT: '-- Nothing to log.' } : {}), UPDATE: record(select) }),
+  };
 };
 
 const SHARED_ROW_TRIGGERS = [
@@ -448,7 +468,8 @@ const conversation = (channel: Channel) => {
       INSERT: `${noteCreated(table)}
 ${createdEntries(`SELECT t.company_id, '${channel}', t.public_id, t.id, NULL, 'created', ${EPOCH} FROM new_rows t`)}`,
       DELETE: record(`SELECT ${conversationRow(channel, 't', 'deleted', `'{}'::text[]`)} FROM old_rows t`),
-      UPDATE: `${record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
+      UPDATE: `${idKept('conversation', '')}
+${record(`SELECT ${conversationRow(channel, 'n', 'updated', parts(['details']))}
   FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND ${notNoted(table, 'n.id')}
 UNION ALL SELECT ${conversationRow(channel, 'o', 'deleted', `'{}'::text[]`)} FROM ${moved}
 UNION ALL SELECT ${conversationRow(channel, 'n', 'created', `'{}'::text[]`)} FROM ${moved}`)}
@@ -531,7 +552,8 @@ const message = (channel: Channel) => {
 ${record(arrivals('new_rows', 'new_rows'))}`,
       DELETE: record(`SELECT ${row('t', 'c', 'deleted', `'{}'::text[]`)} FROM old_rows t ${parentOf('t', 'c')}
 UNION ALL ${arrivals('old_rows', 'old_rows')}`),
-      UPDATE: `${record(`SELECT ${row('n', 'c', 'updated', parts(['details']))}
+      UPDATE: `${idKept('message', '')}
+${record(`SELECT ${row('n', 'c', 'updated', parts(['details']))}
   ${moved} ${parentOf('n', 'c')} WHERE n.company_id = o.company_id
 UNION ALL SELECT ${row('o', 'c', 'deleted', `'{}'::text[]`)}
   ${moved} ${parentOf('o', 'c')} WHERE n.company_id <> o.company_id

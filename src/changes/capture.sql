@@ -84,15 +84,15 @@ CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] 
 CREATE OR REPLACE FUNCTION app_record_changes(rows change_row[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF cardinality(rows) = 0 THEN RETURN; END IF;
-    -- A record's kind, which its entry names, is in no key: a part's foreign key check does not
-    -- wait for a kind change, and the caller's join may have read the kind before one committed.
-    -- So the records' documents are locked first (a kind change empties, so locks, the same
-    -- document), in key order, and the kind (with the id, which a kind change may give anew) is
-    -- read again after, in a statement of its own: a kind change that committed meanwhile is
-    -- seen, one still running waits for this transaction.
-    PERFORM 1 FROM recording_documents d
-      WHERE d.recording_id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
-      ORDER BY d.recording_id FOR UPDATE;
+    -- A record's kind and id, which its entry names, may have changed since the caller's join
+    -- read them (a part's foreign key check does not wait for a change of kind). So the records
+    -- are locked first, in id order, as the kind change holds its record, and read again after,
+    -- in a statement of its own: a change that committed meanwhile is seen (READ COMMITTED) or
+    -- fails this transaction (REPEATABLE READ: a serialization failure), one still running waits.
+    -- The record before its document, as every writer of a record takes them.
+    PERFORM 1 FROM recordings x
+      WHERE x.id IN (SELECT r.object_key FROM unnest(rows) r WHERE r.object IN ('meeting', 'call') AND r.action = 'updated')
+      ORDER BY x.id FOR NO KEY UPDATE;
     WITH fresh AS (
       SELECT r.company_id, coalesce(x.kind, r.object) AS object, coalesce(x.public_id, r.object_id) AS object_id, r.parent_id, r.action, r.changed, r.object_key
       FROM unnest(rows) r
@@ -164,6 +164,10 @@ BEGIN
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM 1 FROM users s WHERE s.id IN (SELECT n.owner_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.owner_id IS DISTINCT FROM o.owner_id) ORDER BY s.id FOR SHARE;
     PERFORM 1 FROM templates s WHERE s.id IN (SELECT n.template_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.template_id IS DISTINCT FROM o.template_id) ORDER BY s.id FOR SHARE;
+    IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id AND n.kind = o.kind) THEN
+      RAISE EXCEPTION 'the id of a % does not change%', 'record', ' but with its kind'
+        USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+    END IF;
     IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company_id, n.kind) IS DISTINCT FROM (o.company_id, o.kind)
         AND EXISTS (SELECT 1 FROM change_log c WHERE c.company_id = n.company_id AND c.object = n.kind AND c.object_key = n.id
           AND c.epoch = (SELECT app_change_epoch()) AND c.xid = pg_current_xact_id() AND c.object_id <> n.public_id)) THEN
@@ -580,7 +584,10 @@ END $$;
 
 CREATE OR REPLACE FUNCTION app_changes_mailboxes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'UPDATE' THEN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM 1 FROM users s WHERE s.id IN (SELECT owner_id FROM new_rows) ORDER BY s.id FOR SHARE;
+    -- Nothing to log.
+  ELSIF TG_OP = 'UPDATE' THEN
     PERFORM app_require_read_committed('mailboxes');
     PERFORM 1 FROM users s WHERE s.id IN (SELECT n.owner_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.owner_id IS DISTINCT FROM o.owner_id) ORDER BY s.id FOR SHARE;
     PERFORM app_record_changes(ARRAY(SELECT ROW(c.company_id, 'email', c.public_id, NULL, 'updated', ARRAY['details']::text[], c.id)::change_row
@@ -600,6 +607,10 @@ BEGIN
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM app_record_changes(ARRAY(SELECT ROW(t.company_id, 'email', t.public_id, NULL, 'deleted', '{}'::text[], t.id)::change_row FROM old_rows t));
   ELSIF TG_OP = 'UPDATE' THEN
+    IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id) THEN
+      RAISE EXCEPTION 'the id of a % does not change%', 'conversation', ''
+        USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+    END IF;
     PERFORM app_record_changes(ARRAY(SELECT ROW(n.company_id, 'email', n.public_id, NULL, 'updated', ARRAY['details']::text[], n.id)::change_row
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND NOT n.id <@ (SELECT app_created_ids('email_conversations'))
     UNION ALL SELECT ROW(o.company_id, 'email', o.public_id, NULL, 'deleted', '{}'::text[], o.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
@@ -695,6 +706,10 @@ BEGIN
       FROM (SELECT DISTINCT company_id, conversation_id FROM old_rows WHERE NOT conversation_id <@ (SELECT app_created_ids('email_conversations'))) t JOIN email_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
       WHERE NOT (c.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM old_rows))) ? c.public_id)));
   ELSIF TG_OP = 'UPDATE' THEN
+    IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id) THEN
+      RAISE EXCEPTION 'the id of a % does not change%', 'message', ''
+        USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+    END IF;
     PERFORM app_record_changes(ARRAY(SELECT ROW(n.company_id, 'email_message', n.public_id, c.public_id, 'updated', ARRAY['details']::text[], n.id)::change_row
       FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN email_conversations c ON c.id = n.conversation_id AND c.company_id = n.company_id WHERE n.company_id = o.company_id
     UNION ALL SELECT ROW(o.company_id, 'email_message', o.public_id, c.public_id, 'deleted', '{}'::text[], o.id)::change_row
@@ -731,6 +746,10 @@ BEGIN
     PERFORM app_record_changes(ARRAY(SELECT ROW(t.company_id, 'chat', t.public_id, NULL, 'deleted', '{}'::text[], t.id)::change_row FROM old_rows t));
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM 1 FROM users s WHERE s.id IN (SELECT n.seller_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.seller_id IS DISTINCT FROM o.seller_id) ORDER BY s.id FOR SHARE;
+    IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id) THEN
+      RAISE EXCEPTION 'the id of a % does not change%', 'conversation', ''
+        USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+    END IF;
     PERFORM app_record_changes(ARRAY(SELECT ROW(n.company_id, 'chat', n.public_id, NULL, 'updated', ARRAY['details']::text[], n.id)::change_row
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id = o.company_id AND NOT n.id <@ (SELECT app_created_ids('chat_conversations'))
     UNION ALL SELECT ROW(o.company_id, 'chat', o.public_id, NULL, 'deleted', '{}'::text[], o.id)::change_row FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id
@@ -782,6 +801,10 @@ BEGIN
       FROM (SELECT DISTINCT company_id, conversation_id FROM old_rows WHERE NOT conversation_id <@ (SELECT app_created_ids('chat_conversations'))) t JOIN chat_conversations c ON c.id = t.conversation_id AND c.company_id = t.company_id
       WHERE NOT (c.xmin = app_current_xid() AND (SELECT app_created_here(ARRAY(SELECT DISTINCT company_id FROM old_rows))) ? c.public_id)));
   ELSIF TG_OP = 'UPDATE' THEN
+    IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id) THEN
+      RAISE EXCEPTION 'the id of a % does not change%', 'message', ''
+        USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
+    END IF;
     PERFORM app_record_changes(ARRAY(SELECT ROW(n.company_id, 'chat_message', n.public_id, c.public_id, 'updated', ARRAY['details']::text[], n.id)::change_row
       FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN chat_conversations c ON c.id = n.conversation_id AND c.company_id = n.company_id WHERE n.company_id = o.company_id
     UNION ALL SELECT ROW(o.company_id, 'chat_message', o.public_id, c.public_id, 'deleted', '{}'::text[], o.id)::change_row
@@ -1074,6 +1097,9 @@ ALTER TABLE skills ENABLE ALWAYS TRIGGER skills_changes_update;
 
 CREATE OR REPLACE TRIGGER accounts_changes_update AFTER UPDATE ON accounts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_changes_accounts();
 ALTER TABLE accounts ENABLE ALWAYS TRIGGER accounts_changes_update;
+
+CREATE OR REPLACE TRIGGER mailboxes_changes_insert AFTER INSERT ON mailboxes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_changes_mailboxes();
+ALTER TABLE mailboxes ENABLE ALWAYS TRIGGER mailboxes_changes_insert;
 
 CREATE OR REPLACE TRIGGER mailboxes_changes_update AFTER UPDATE ON mailboxes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_changes_mailboxes();
 ALTER TABLE mailboxes ENABLE ALWAYS TRIGGER mailboxes_changes_update;

@@ -327,6 +327,32 @@ const OPS = {
       },
     ],
   },
+  mailboxNew: {
+    plan: (op: Op) => `INSERT mailboxes(owner=U[${op.a}]) + email_conversation_mailboxes(E[${op.b}])`,
+    statements: [
+      (ctx: Ctx, op: Op, state: Record<string, string>) => {
+        const u = ctx.pick('U', op.a);
+        const n = ctx.n();
+        return {
+          label: `INSERT mailboxes(owner=${u.name})`,
+          sql: `INSERT INTO mailboxes (company_id, address, owner_id) VALUES ($1, $2, $3) RETURNING id::text`,
+          params: [ctx.company, `nova${n}@empresa.com.br`, u.id],
+          then: (rows: Array<Record<string, unknown>>) => {
+            state.M = rows[0].id as string;
+            state.MName = ctx.add('M', state.M);
+          },
+        };
+      },
+      (ctx: Ctx, op: Op, state: Record<string, string>) => {
+        const e = ctx.pick('E', op.b);
+        return {
+          label: `INSERT email_conversation_mailboxes(${e.name}, ${state.MName})`,
+          sql: `INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)`,
+          params: [ctx.company, e.id, state.M],
+        };
+      },
+    ],
+  },
   meetingNew: {
     plan: (op: Op) => `INSERT recordings(meeting, owner=U[${op.a}], template=P[${op.b}]) + recording_tags(G[${op.c}])`,
     statements: [

@@ -179,6 +179,24 @@ const CASES: Case[] = [
     reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
   },
   {
+    name: 'an email linked to a new mailbox of a user, the user renamed',
+    prepare: async () => {
+      const other = await conversations.mailbox(someone, `outra.${unique()}@empresa.com.br`);
+      const thread = await conversations.thread(other, 1, new Date(Date.now() - 3_600_000));
+      return { user: await people.user(), email: thread.conversation };
+    },
+    attach: async (client, { user, email }) => {
+      const mailbox = await through(client).conversations.mailbox(user as UserRef, `nova.${unique()}@empresa.com.br`);
+      await client.query('INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)', [
+        company.id,
+        email.id,
+        mailbox.id,
+      ]);
+      return { doc: emailDoc(email), publicId: email.publicId };
+    },
+    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+  },
+  {
     name: 'a membership of a meeting’s owner, the team renamed',
     prepare: async () => {
       const user = await people.user();
@@ -381,6 +399,28 @@ describe('a record’s kind changed while a part is written [waits]', () => {
         { object: 'call', object_id: callId, action: 'created' },
       ]),
     );
+  });
+
+  it('fails a REPEATABLE READ part writer with a serialization failure when the record changed kind after its snapshot', async () => {
+    const meeting = await people.recording('meeting', { owner: someone, transcript: 'original' });
+    const [p, k] = [await writer('part'), await writer('kind')];
+    await p.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await p.query('SELECT 1'); // the snapshot: still a meeting
+    await k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, mintId('call')]);
+    await expect(p.query(`UPDATE transcripts SET utterances = '[]' WHERE recording_id = $1`, [meeting.id])).rejects.toMatchObject({ code: '40001' });
+    await p.query('ROLLBACK');
+  });
+
+  it('refuses an id changed without a change of kind, and a conversation’s or a message’s id changed at all', async () => {
+    const meeting = await people.recording('meeting', { owner: someone });
+    const chat = await conversations.chat({ seller: someone, messages: [{ text: 'oi' }] });
+    for (const [sql, params] of [
+      ['UPDATE recordings SET public_id = $2 WHERE id = $1', [meeting.id, mintId('meeting')]],
+      ['UPDATE chat_conversations SET public_id = $2 WHERE id = $1', [chat.id, mintId('chatConversation')]],
+      ['UPDATE chat_messages SET public_id = $2 WHERE id = $1', [chat.messages[0].id, mintId('chatMessage')]],
+    ] as const) {
+      await expect(owner.query(sql, [...params])).rejects.toMatchObject({ driverError: { code: '0A000' } });
+    }
   });
 
   it('refuses a second change of kind with a new id in one transaction (one entry per object and transaction could not say both)', async () => {

@@ -231,8 +231,9 @@ describe('change capture: every tenant table a route shows', () => {
     for (const table of tenantTables.filter((t) => !(t in NOT_SHOWN)))
       expect([table, triggers.get(table)]).toEqual([
         table,
-        // Users keep an insert trigger that only notes their ids (for their memberships).
-        table === 'users'
+        // Users keep an insert trigger that only notes their ids (for their memberships); mailboxes
+        // one that only locks their owner (they attach it: src/changes/shared-rows.ts).
+        table === 'users' || table === 'mailboxes'
           ? [`${table}_changes_insert`, `${table}_changes_update`]
           : REFERENCED_ONLY.includes(table)
             ? [`${table}_changes_update`]

@@ -33,6 +33,7 @@ import { AuditReadUtc1766500000001 } from './1766500000001-audit-read-utc';
 import { SharedRowLocks1766600000000 } from './1766600000000-shared-row-locks';
 import { KindIds1766600000001 } from './1766600000001-kind-ids';
 import { RecordingIdsByKind1766600000002 } from './1766600000002-recording-ids-by-kind';
+import { SharedRowOrder1766600000003 } from './1766600000003-shared-row-order';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   SharedRowLocks1766600000000,
   KindIds1766600000001,
   RecordingIdsByKind1766600000002,
+  SharedRowOrder1766600000003,
 ];
