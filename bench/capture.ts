@@ -68,7 +68,12 @@ interface Company {
 async function makeCompany(owner: Client, name: string): Promise<Company> {
   const insert = async (sql: string, params: unknown[]) => (await owner.query<{ id: string }>(sql, params)).rows[0].id;
   const id = await insert(`INSERT INTO companies (public_id, name) VALUES ($1, $2) RETURNING id::text AS id`, [mintId('company'), name]);
-  const many = (n: number, make: (i: number) => Promise<string>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+  // One connection: one statement at a time.
+  const many = async (n: number, make: (i: number) => Promise<string>) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await make(i));
+    return ids;
+  };
   const users = await many(8, (i) =>
     insert(`INSERT INTO users (public_id, company_id, name, email) VALUES ($1, $2, $3, $4) RETURNING id::text AS id`, [
       mintId('user'),
