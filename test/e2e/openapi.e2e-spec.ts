@@ -241,6 +241,8 @@ const NULLABLE: Record<string, string[]> = {
   ChangeDto: ['parent_id'],
   AuditEventDto: ['client', 'address', 'route'],
   AuditEventClientDto: ['name'],
+  // A resumed export (`after=`) names no feed cursor: the first stream's is the one to follow.
+  ExportTrailerDto: ['feed_cursor'],
 };
 
 /** Every operation by its stable id: what generated clients call their methods. */

@@ -115,6 +115,25 @@ interface Case {
 
 const unique = () => `x${Math.random().toString(36).slice(2, 10)}`;
 
+/** An email conversation of someone else's mailbox, committed. */
+async function anotherEmail(): Promise<Ref> {
+  const other = await conversations.mailbox(someone, `outra.${unique()}@empresa.com.br`);
+  return (await conversations.thread(other, 1, new Date(Date.now() - 3_600_000))).conversation;
+}
+
+/** Links `mailbox` to `email` through `client`: the email's document to check. */
+async function linkMailbox(client: Client, email: Ref, mailbox: { id: string }) {
+  await client.query('INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)', [
+    company.id,
+    email.id,
+    mailbox.id,
+  ]);
+  return { doc: emailDoc(email), publicId: email.publicId };
+}
+
+const renameUser = (client: Client, { user }: Record<string, Ref>, text: string) =>
+  client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]);
+
 const CASES: Case[] = [
   {
     name: 'a chat whose seller is renamed',
@@ -123,7 +142,7 @@ const CASES: Case[] = [
       const chat = await through(client).conversations.chat({ seller: user as UserRef, messages: [{ text: 'oi' }] });
       return { doc: chatDoc(chat), publicId: chat.publicId };
     },
-    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+    reshow: renameUser,
   },
   {
     name: 'a meeting whose owner is renamed',
@@ -132,7 +151,7 @@ const CASES: Case[] = [
       const meeting = await through(client).people.recording('meeting', { owner: user as UserRef });
       return { doc: recordDoc(meeting), publicId: meeting.publicId };
     },
-    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+    reshow: renameUser,
   },
   {
     name: 'a tag linked to a meeting, the tag renamed',
@@ -163,38 +182,17 @@ const CASES: Case[] = [
     name: 'an email linked to a mailbox, the mailbox’s owner renamed',
     prepare: async () => {
       const user = await people.user();
-      const mailbox = await conversations.mailbox(user, `caixa.${unique()}@empresa.com.br`);
-      const other = await conversations.mailbox(someone, `outra.${unique()}@empresa.com.br`);
-      const thread = await conversations.thread(other, 1, new Date(Date.now() - 3_600_000));
-      return { user, mailbox, email: thread.conversation };
+      return { user, mailbox: await conversations.mailbox(user, `caixa.${unique()}@empresa.com.br`), email: await anotherEmail() };
     },
-    attach: async (client, { mailbox, email }) => {
-      await client.query('INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)', [
-        company.id,
-        email.id,
-        mailbox.id,
-      ]);
-      return { doc: emailDoc(email), publicId: email.publicId };
-    },
-    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+    attach: (client, { mailbox, email }) => linkMailbox(client, email, mailbox),
+    reshow: renameUser,
   },
   {
     name: 'an email linked to a new mailbox of a user, the user renamed',
-    prepare: async () => {
-      const other = await conversations.mailbox(someone, `outra.${unique()}@empresa.com.br`);
-      const thread = await conversations.thread(other, 1, new Date(Date.now() - 3_600_000));
-      return { user: await people.user(), email: thread.conversation };
-    },
-    attach: async (client, { user, email }) => {
-      const mailbox = await through(client).conversations.mailbox(user as UserRef, `nova.${unique()}@empresa.com.br`);
-      await client.query('INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) VALUES ($1, $2, $3)', [
-        company.id,
-        email.id,
-        mailbox.id,
-      ]);
-      return { doc: emailDoc(email), publicId: email.publicId };
-    },
-    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+    prepare: async () => ({ user: await people.user(), email: await anotherEmail() }),
+    attach: async (client, { user, email }) =>
+      linkMailbox(client, email, await through(client).conversations.mailbox(user as UserRef, `nova.${unique()}@empresa.com.br`)),
+    reshow: renameUser,
   },
   {
     name: 'a membership of a meeting’s owner, the team renamed',
@@ -221,7 +219,7 @@ const CASES: Case[] = [
       );
       return { doc: recordDoc(meeting), publicId: meeting.publicId };
     },
-    reshow: (client, { user }, text) => client.query('UPDATE users SET name = $2 WHERE id = $1', [user.id, text]),
+    reshow: renameUser,
   },
   {
     name: 'an answer to a question, the question reworded',
