@@ -29,11 +29,12 @@
  *   see R): retried, it sees R.
  * - R at REPEATABLE READ or SERIALIZABLE could not see T even after waiting (its snapshot is
  *   older than T's commit), and PostgreSQL does not fail a write to a row that was only locked:
- *   re-showing writes are therefore **refused below READ COMMITTED's freshness**
+ *   re-showing writes are therefore **refused at REPEATABLE READ and SERIALIZABLE**
  *   (`feature_not_supported`; run them at READ COMMITTED, PostgreSQL's default).
  *
- * Lock order: in a trigger, every shared row before any document (app_record_changes locks the
- * records' documents; see capture-sql.ts), shared tables in the order of SHARED_ROWS, rows by id.
+ * Lock order: in a trigger, every shared row before any record or document, shared tables in the
+ * order of SHARED_ROWS, rows by id; then the records app_record_changes logs (by id), then their
+ * documents (see capture-sql.ts), the order every writer of a record takes them in.
  * Two transactions that take them across several statements in other orders can still deadlock:
  * PostgreSQL aborts one (`40P01`), and a capture writer retries it, as it retries serialization
  * failures (`40001`).
@@ -161,25 +162,23 @@ export const SHARED_ROWS: SharedRow[] = [
 ];
 
 /**
- * The parents, ordered otherwise. A part's entry names its record's kind, read by a join: a
- * record's kind is in no key, so the part's foreign key check does not wait for a kind change.
- * app_record_changes locks the documents of the records it is about to log `updated` (in key
- * order) and only then reads their kind, in a statement of its own; a kind change empties
- * (locks) the same document in its own transaction. Conversations: what their parts and
- * messages read of them (public id, company) changes only through a key update, which the
- * foreign keys' `FOR KEY SHARE` already orders.
+ * The parents, ordered otherwise. A part's entry names its record's kind and id, read by a join
+ * that may run before a change of kind commits. app_record_changes locks the records it is about
+ * to log `updated` (`FOR NO KEY UPDATE`, by id) and only then reads their kind and id, in a
+ * statement of its own; a kind change holds its record until it commits. Conversations: what
+ * their parts and messages read of them (public id, company) never changes (an id change is
+ * refused) or changes through a key update, which the foreign keys' `FOR KEY SHARE` orders.
  */
 export const PARENTS = [
   {
     table: 'recordings',
-    shownBy: 'the kind its parts’ entries name (meeting or call)',
-    order:
-      'app_record_changes locks the record’s document before it reads the kind; a kind change locks the document too (its entries empty it)',
+    shownBy: 'the kind and id its parts’ entries name (a meeting made a call takes a call id)',
+    order: 'app_record_changes locks the record before it reads its kind and id again; a kind change holds the record until it commits',
   },
   {
     table: 'email_conversations, chat_conversations',
     shownBy: 'the conversation a message’s entry names',
-    order: 'nothing to add: a conversation’s public id never changes and its company is in the foreign key',
+    order: 'nothing to add: a conversation’s public id never changes (refused) and its company is in the foreign key',
   },
 ];
 
@@ -220,8 +219,7 @@ export function sharedRowLocks(table: string, op: 'INSERT' | 'UPDATE' | 'DELETE'
     const exclusive = shared.reshownBy
       .filter((r) => r.table === table && r.ops.includes(op))
       .flatMap((r) => rowsOf(op).map((rows) => r.ids(rows)));
-    const share =
-      op === 'DELETE' ? [] : shared.attachedBy.filter((a) => a.table === table).map((a) => attached(table, a.column, op));
+    const share = op === 'DELETE' ? [] : shared.attachedBy.filter((a) => a.table === table).map((a) => attached(table, a.column, op));
     for (const [ids, mode] of [
       [exclusive, 'NO KEY UPDATE'],
       [share, 'SHARE'],
@@ -244,7 +242,7 @@ export function renderSharedRows(): string {
     'A row many records show. A write that attaches a record to it locks it `FOR SHARE`; a write that',
     'changes how it is shown locks it `FOR NO KEY UPDATE` (its own UPDATE does by itself) and must run',
     'at READ COMMITTED. The two conflict: the later writer sees the earlier one. Locks are taken in',
-    'this table’s order, by id within a table, before any document. See shared-rows.ts for why.',
+    'this table’s order, by id within a table, before any record or document. See shared-rows.ts for why.',
     '',
     '| Shared row | Shown by | Attached by (`FOR SHARE`) | Re-shown by (`FOR NO KEY UPDATE`) |',
     '| --- | --- | --- | --- |',
