@@ -25,7 +25,7 @@ import { statementsOf } from '../src/changes/render-capture-sql';
 import { isRetryableTransaction } from '../src/common/errors/database-errors';
 import { mintId } from '../src/common/ids/public-id';
 import { BenchDatabase } from './database';
-import { triggerOverhead } from './feed';
+import { changeTriggers, triggerOverhead } from './feed';
 import { serviceEnv } from './service';
 
 interface Options {
@@ -190,10 +190,7 @@ async function main(): Promise<void> {
       log(`bulk: ${JSON.stringify(report.bulk)}`);
     }
     if (o.transactions > 0) {
-      const { rows: triggers } = await db.owner.query<{ table: string; name: string }>(
-        `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-         WHERE NOT t.tgisinternal AND t.tgname LIKE '%\\_changes\\_%'`,
-      );
+      const triggers = await changeTriggers(db);
       const previous = o.previousCapture
         ? statementsOf(await readFile(o.previousCapture, 'utf8')).filter((s) => s.startsWith('CREATE OR REPLACE FUNCTION'))
         : [];

@@ -37,7 +37,7 @@ export async function storageAfterCompaction(db: BenchDatabase, env: NodeJS.Proc
 }
 
 /** The change triggers of every captured table (the others, such as those deriving a conversation's activity, stay). */
-async function changeTriggers(db: BenchDatabase): Promise<Array<{ table: string; name: string }>> {
+export async function changeTriggers(db: BenchDatabase): Promise<Array<{ table: string; name: string }>> {
   const { rows } = await db.owner.query<{ table: string; name: string }>(
     `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
      WHERE NOT t.tgisinternal AND t.tgname LIKE '%\\_changes\\_%'`,

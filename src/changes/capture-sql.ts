@@ -30,7 +30,7 @@
  *   transaction, so a served document is never older than the tables.
  */
 
-import { SHARED_ROWS as SHARED_ROW_TABLES, sharedRowLocks } from './shared-rows';
+import { SHARED_ROWS, sharedRowLocks } from './shared-rows';
 
 /** The objects of the feed and the parts a client re-reads. */
 const PARTS_ORDER = `ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages']`;
@@ -302,7 +302,10 @@ const recordsMoved = `new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.company
  * prefix): an entry would name the new id, and no client would be told the old one is gone.
  * `moved`: the transition rows that keep their route (kind or company).
  */
-const idKept = (what: string, kept: string) => `IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id${kept}) THEN
+const idKept = (
+  what: string,
+  kept: string,
+) => `IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.public_id <> o.public_id${kept}) THEN
   RAISE EXCEPTION 'the id of a % does not change%', '${what}', ${what === 'record' ? `' but with its kind'` : `''`}
     USING ERRCODE = 'feature_not_supported', HINT = 'Delete it and insert it anew under the new id.';
 END IF;`;
@@ -390,7 +393,7 @@ const linked = (table: string, links: Array<[link: string, column: string, objec
   // A shared row that itself attaches another one (a mailbox its owner): its INSERT logs nothing
   // (a new row is shown by nothing yet) but takes its locks (shared-rows.ts), so that a rename
   // of the other row waits for it or is seen by it.
-  const insert = SHARED_ROW_TABLES.some((s) => s.attachedBy.some((a) => a.table === table));
+  const insert = SHARED_ROWS.some((s) => s.attachedBy.some((a) => a.table === table));
   return {
     table,
     ops: insert ? ['insert', 'update'] : ['update'],
@@ -560,11 +563,11 @@ UNION ALL SELECT ${row('o', 'c', 'deleted', `'{}'::text[]`)}
 UNION ALL SELECT ${row('n', 'c', 'created', `'{}'::text[]`)}
   ${moved} ${parentOf('n', 'c')} WHERE n.company_id <> o.company_id
 UNION ALL ${messagesOf(
-        channel,
-        `SELECT n.company_id, n.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+  channel,
+  `SELECT n.company_id, n.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
     UNION SELECT o.company_id, o.conversation_id ${moved} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
-        'new_rows',
-      )}`)}
+  'new_rows',
+)}`)}
 ${backWhereItWas('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.company_id <> o.company_id', `'${object}'`)}
 ${laterEntriesNameParent(channel)}`,
     }),

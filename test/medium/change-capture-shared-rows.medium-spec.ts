@@ -17,6 +17,7 @@ import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { installCaptureUnderTest } from '../support/capture-under-test';
 import { createCompany } from '../support/factories';
+import { settledOrWaiting } from '../support/interleavings';
 import { createTestApp, ownerDataSource } from '../support/test-app';
 
 /**
@@ -59,20 +60,13 @@ function through(client: Client) {
 }
 
 /** Resolves once `work` has settled or the backend `pid` waits for a lock: whether it waits. */
-async function settledOrWaiting(work: Promise<unknown>, pid: number): Promise<'settled' | 'waiting'> {
+async function waits(work: Promise<unknown>, pid: number): Promise<'settled' | 'waiting'> {
   let settled = false;
   void work.then(
     () => (settled = true),
     () => (settled = true),
   );
-  const deadline = Date.now() + DEADLINE_MS;
-  while (Date.now() < deadline) {
-    if (settled) return 'settled';
-    const [row] = await owner.query('SELECT cardinality(pg_blocking_pids($1)) > 0 AS waiting', [pid]);
-    if (row.waiting) return 'waiting';
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`backend ${pid} neither finished nor waited for a lock in ${DEADLINE_MS} ms`);
+  return settledOrWaiting(() => settled, pid, owner, DEADLINE_MS, `backend ${pid}`);
 }
 
 /** Both read models refreshed (whatever a writer holds is skipped, never waited for). */
@@ -157,7 +151,11 @@ const CASES: Case[] = [
     name: 'a tag linked to a meeting, the tag renamed',
     prepare: async () => ({ tag: await people.tag(), meeting: await people.recording('meeting', { owner: someone }) }),
     attach: async (client, { tag, meeting }) => {
-      await client.query('INSERT INTO recording_tags (company_id, recording_id, tag_id) VALUES ($1, $2, $3)', [company.id, meeting.id, tag.id]);
+      await client.query('INSERT INTO recording_tags (company_id, recording_id, tag_id) VALUES ($1, $2, $3)', [
+        company.id,
+        meeting.id,
+        tag.id,
+      ]);
       return { doc: recordDoc(meeting), publicId: meeting.publicId };
     },
     reshow: (client, { tag }, text) => client.query('UPDATE tags SET name = $2 WHERE id = $1', [tag.id, text]),
@@ -282,7 +280,7 @@ describe('a record attached to a shared row while the row is re-shown [waits]', 
         const { doc, publicId } = await c.attach(t, made);
         await r.query('BEGIN');
         const reshowing = c.reshow(r, made, text);
-        expect(await settledOrWaiting(reshowing, r.pid)).toBe('waiting');
+        expect(await waits(reshowing, r.pid)).toBe('waiting');
         await refresh();
         await t.query('COMMIT');
         await reshowing;
@@ -290,11 +288,10 @@ describe('a record attached to a shared row while the row is re-shown [waits]', 
         // The refresher between the two commits: it skips what the re-showing transaction holds.
         await refresh();
         await r.query('COMMIT');
-        const told = await owner.query('SELECT action, changed FROM change_log WHERE company_id = $1 AND object_id = $2 AND xid = $3::xid8', [
-          company.id,
-          publicId,
-          xid,
-        ]);
+        const told = await owner.query(
+          'SELECT action, changed FROM change_log WHERE company_id = $1 AND object_id = $2 AND xid = $3::xid8',
+          [company.id, publicId, xid],
+        );
         expect(told).toEqual([{ action: 'updated', changed: expect.arrayContaining(['details']) }]);
         await refresh();
         expect(await storedText(doc)).toContain(text);
@@ -309,7 +306,7 @@ describe('a record attached to a shared row while the row is re-shown [waits]', 
         await c.reshow(r, made, text);
         await t.query('BEGIN');
         const attaching = c.attach(t, made);
-        expect(await settledOrWaiting(attaching, t.pid)).toBe('waiting');
+        expect(await waits(attaching, t.pid)).toBe('waiting');
         await refresh();
         await r.query('COMMIT');
         const { doc } = await attaching;
@@ -362,13 +359,14 @@ describe('a record’s kind changed while a part is written [waits]', () => {
       ]);
     // Made a call, it takes a call's id: a call is served under a call id only.
     const callId = mintId('call');
-    const kind = () => k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, callId]);
+    const kind = () =>
+      k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, callId]);
     await p.query('BEGIN');
     await k.query('BEGIN');
     const [a, b, bClient] = first === 'part' ? [part, kind, k] : [kind, part, p];
     await a();
     const second = b();
-    expect(await settledOrWaiting(second, bClient.pid)).toBe('waiting');
+    expect(await waits(second, bClient.pid)).toBe('waiting');
     await (first === 'part' ? p : k).query('COMMIT');
     await second;
     const xid = await xidOf(p);
@@ -376,7 +374,10 @@ describe('a record’s kind changed while a part is written [waits]', () => {
     return {
       meeting,
       callId,
-      partEntries: await owner.query('SELECT object, object_id FROM change_log WHERE object_key = $1 AND xid = $2::xid8', [meeting.id, xid]),
+      partEntries: await owner.query('SELECT object, object_id FROM change_log WHERE object_key = $1 AND xid = $2::xid8', [
+        meeting.id,
+        xid,
+      ]),
     };
   }
 
@@ -405,7 +406,9 @@ describe('a record’s kind changed while a part is written [waits]', () => {
     await p.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     await p.query('SELECT 1'); // the snapshot: still a meeting
     await k.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, mintId('call')]);
-    await expect(p.query(`UPDATE transcripts SET utterances = '[]' WHERE recording_id = $1`, [meeting.id])).rejects.toMatchObject({ code: '40001' });
+    await expect(p.query(`UPDATE transcripts SET utterances = '[]' WHERE recording_id = $1`, [meeting.id])).rejects.toMatchObject({
+      code: '40001',
+    });
     await p.query('ROLLBACK');
   });
 
@@ -439,9 +442,10 @@ describe('a record’s kind changed while a part is written [waits]', () => {
     await owner.query(`UPDATE recordings SET title = 'Ligação' WHERE id = $1`, [meeting.id]);
     await owner.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]', public_id = $2 WHERE id = $1`, [meeting.id, againId]);
     await owner.query(`SELECT app_compact_changes(now() + interval '1 hour', 100000)`);
-    const entries = await owner.query(`SELECT object, object_id, action FROM change_log WHERE object_key = $1 AND object IN ('meeting', 'call')`, [
-      meeting.id,
-    ]);
+    const entries = await owner.query(
+      `SELECT object, object_id, action FROM change_log WHERE object_key = $1 AND object IN ('meeting', 'call')`,
+      [meeting.id],
+    );
     expect(entries).toEqual(
       expect.arrayContaining([
         { object: 'meeting', object_id: meeting.publicId, action: 'deleted' },

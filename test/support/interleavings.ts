@@ -55,18 +55,8 @@ export class WriterConnection {
     };
     void pending.promise.then((o) => (pending.outcome = o));
     this.pending = pending;
-    const deadline = Date.now() + deadlineMs;
-    while (pending.outcome === undefined) {
-      const { rows } = await monitor.query<{ waiting: boolean }>(
-        `SELECT (wait_event_type = 'Lock' OR cardinality(pg_blocking_pids(pid)) > 0) AS waiting FROM pg_stat_activity WHERE pid = $1`,
-        [this.pid],
-      );
-      if (pending.outcome !== undefined) break;
-      if (rows[0]?.waiting) return 'blocked';
-      if (Date.now() > deadline) throw new Error(`${this.name}: "${label}" neither finished nor waited on a lock within ${deadlineMs} ms`);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    return 'settled';
+    const state = await settledOrWaiting(() => pending.outcome !== undefined, this.pid, monitor, deadlineMs, `${this.name}: "${label}"`);
+    return state === 'waiting' ? 'blocked' : 'settled';
   }
 
   /** Whether the pending statement has settled (or nothing is pending). */
@@ -95,6 +85,34 @@ export class WriterConnection {
   end(): Promise<void> {
     return this.client.end();
   }
+}
+
+/**
+ * Waits until `settled()` says so or backend `pid` is seen waiting on a lock (`pg_blocking_pids`
+ * or a `Lock` wait event), whichever comes first, looking through `monitor`; throws once
+ * `deadlineMs` passed with neither (`what` names the statement in the error).
+ */
+export async function settledOrWaiting(
+  settled: () => boolean,
+  pid: number,
+  monitor: { query: (sql: string, params: unknown[]) => Promise<unknown> },
+  deadlineMs: number,
+  what: string,
+): Promise<'settled' | 'waiting'> {
+  const deadline = Date.now() + deadlineMs;
+  while (!settled()) {
+    const found = await monitor.query(
+      `SELECT (wait_event_type = 'Lock' OR cardinality(pg_blocking_pids(pid)) > 0) AS waiting FROM pg_stat_activity WHERE pid = $1`,
+      [pid],
+    );
+    // A pg Client answers { rows }, a TypeORM data source the rows themselves.
+    const rows = (Array.isArray(found) ? found : (found as { rows: unknown[] }).rows) as Array<{ waiting: boolean }>;
+    if (settled()) break;
+    if (rows[0]?.waiting) return 'waiting';
+    if (Date.now() > deadline) throw new Error(`${what} neither finished nor waited on a lock within ${deadlineMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return 'settled';
 }
 
 /** Resolves with `work`, or rejects once `ms` passed (what blocked is named in the error). */
