@@ -89,6 +89,9 @@ describe('npm start, stopped with SIGTERM', () => {
     // Built, the embedded database started and seeded, serving: sized for a machine twice as slow as a busy CI one.
     await eventually(async () => {
       if (npm!.exitCode !== null) throw new Error(`npm start exited with ${npm!.exitCode}:\n${output}`);
+      // Its own cluster first: a port found free can be taken meanwhile by another file's service,
+      // whose readiness would otherwise pass for this one's (two files run at once since #46).
+      if (!existsSync(join(dataDir, 'postgres.json'))) return false;
       return fetch(`http://127.0.0.1:${port}/health/ready`).then(
         (r) => r.status === 200,
         () => false,
