@@ -1,9 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../src/database/embedded-postgres';
 import { eventually } from '../support/test-app';
 
 /** Every process below `pid` (children, theirs, …), as `ps` sees them now. */
@@ -50,6 +49,25 @@ const listening = (port: number) =>
  * stopped with SIGTERM to that process only (not its group). The service, its metrics port and
  * the embedded PostgreSQL it started must all be gone afterwards.
  */
+
+/**
+ * A free port below Linux's ephemeral range (32768 and up): a port that `listen(0)` handed out
+ * and gave back can be handed to another file's service before this one binds it (files run two
+ * at a time), whose answers then passed for this service's. Ports below the range are never
+ * handed out that way.
+ */
+async function quietPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 describe('npm start, stopped with SIGTERM', () => {
   const root = mkdtempSync(join(tmpdir(), 'start-signals-'));
   const dataDir = join(root, 'data');
@@ -71,7 +89,7 @@ describe('npm start, stopped with SIGTERM', () => {
   });
 
   it('passes it on: the service stops its embedded PostgreSQL and nothing of it is left running or listening', async () => {
-    const [port, metricsPort] = [await freePort(), await freePort()];
+    const [port, metricsPort] = [await quietPort(), await quietPort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(port),
