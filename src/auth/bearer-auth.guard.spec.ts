@@ -69,7 +69,7 @@ describe('BearerAuthGuard', () => {
     strategy = new BearerStrategy(credentials, fakeCls);
     guard = new BearerAuthGuard(new Reflector(), strategy);
   });
-  afterEach(() => strategy.onModuleDestroy());
+  afterEach(() => strategy.onApplicationShutdown());
 
   const run = (authorization: string | undefined, extra: Record<string, unknown> = {}) => {
     const { context, req } = httpContext(Routes, 'meetings', {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClsService } from 'nestjs-cls';
@@ -16,9 +16,12 @@ import { CredentialsService } from './credentials.service';
  * Passport keeps strategies in one process-wide registry by name. Each application
  * registers its instance under its own name (BearerAuthGuard asks for that name), so two
  * applications in one process (tests, with different keys) never answer for each other.
+ * It leaves the registry at the application's shutdown hook, which Nest runs after the HTTP
+ * server closed: a module-destroy hook runs before, and a request still being served while the
+ * application closed then found no strategy (a 500, seen in a busy .ci/run).
  */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy) implements OnModuleDestroy {
+export class BearerStrategy extends PassportStrategy(Strategy) implements OnApplicationShutdown {
   readonly registeredName = `bearer-${randomUUID()}`;
 
   constructor(
@@ -29,7 +32,7 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnModu
     passport.use(this.registeredName, this);
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     passport.unuse(this.registeredName);
   }
 

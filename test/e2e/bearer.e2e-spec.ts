@@ -1,4 +1,6 @@
 import { createHmac, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -401,5 +403,37 @@ describe('GET /v1/context', () => {
     expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ContextEnvelope');
     expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
     expect(Object.keys(body.components.schemas.ContextDto.properties).sort()).toEqual(['client', 'company', 'rate_limits', 'scopes']);
+  });
+});
+
+describe('bearer authentication while the application closes', () => {
+  it('a request served after the modules were destroyed, before the server closed, gets a documented answer, not a 500: the strategy leaves only at shutdown, after the server closed', async () => {
+    const owner = await ownerDataSource();
+    const company = await createCompany(owner);
+    const client = await createClient(owner, company, { scopes: ['meetings.read'] });
+    let base = '';
+    let bearer = '';
+    const during: number[] = [];
+    // Nest runs every module's destroy hook, then every before-shutdown hook, and only then
+    // closes the HTTP server: a request that arrives meanwhile (keep-alive, in flight) is served
+    // by an application whose modules were destroyed.
+    @Module({})
+    class RequestWhileClosing implements BeforeApplicationShutdown {
+      async beforeApplicationShutdown(): Promise<void> {
+        const res = await fetch(`${base}/v1/meetings?limit=1`, { headers: { Authorization: `Bearer ${bearer}` } });
+        during.push(res.status);
+      }
+    }
+    const app = await createTestApp({ extra: [RequestWhileClosing] });
+    try {
+      await app.listen(0, '127.0.0.1');
+      base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      bearer = await tokenFor(request(app.getHttpServer()), client);
+    } finally {
+      await app.close();
+      await owner.destroy();
+    }
+    // Authenticated (before the fix: 500, no strategy), then refused as the database's pool closed with its module: 503.
+    expect(during).toEqual([503]);
   });
 });

@@ -56,7 +56,7 @@ export async function createTestApp(
   const prefix = options.faults ? 'TEST_FAULTS_' : 'TEST_';
   const config = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: options.urls?.api ?? assertTestDatabase(process.env[`${prefix}DATABASE_URL`]),
     MIGRATION_DATABASE_URL: options.urls?.owner ?? assertTestDatabase(process.env[`${prefix}MIGRATION_DATABASE_URL`]),
     CURSOR_SECRET: TEST_CURSOR_SECRET,
