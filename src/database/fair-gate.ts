@@ -26,6 +26,8 @@ export interface GateStats {
   waiting: number;
   /** Lanes holding their whole share (a lane's further requests wait). */
   lanesAtShare: number;
+  /** Waiters that gave up at their timeout, since the start. */
+  timedOut: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export interface GateStats {
  */
 export class FairGate {
   private held = 0;
+  private timedOut = 0;
   private readonly heldBy = new Map<string, number>();
   /** Lanes with waiters, in round-robin order: a lane served goes to the back (Map order is insertion order). */
   private readonly queues = new Map<string, Waiter[]>();
@@ -65,6 +68,7 @@ export class FairGate {
         queue.splice(at, 1);
         if (!queue.length) this.queues.delete(lane);
         settle();
+        if (reason === 'timeout') this.timedOut++;
         reject(new GateTimeoutError(reason));
       };
       const onAbort = () => leave('aborted');
@@ -101,7 +105,7 @@ export class FairGate {
     for (const queue of this.queues.values()) waiting += queue.length;
     let lanesAtShare = 0;
     for (const count of this.heldBy.values()) if (count >= this.share) lanesAtShare++;
-    return { held: this.held, waiting, lanesAtShare };
+    return { held: this.held, waiting, lanesAtShare, timedOut: this.timedOut };
   }
 
   private admits(lane: string): boolean {
