@@ -29,6 +29,8 @@ export interface BenchOptions {
   webhookBacklog: number;
   /** Skip the bulk pass (#34: the export, include, sync.mjs). */
   skipBulk: boolean;
+  /** Skip the noisy-neighbours pass (#48: company B's reads beside the worst mix of other companies). */
+  skipNeighbours: boolean;
   /** Keep the embedded database when done (it is deleted otherwise). */
   keep: boolean;
   /** Write a V8 CPU profile of every service process (`<out>/tmp/profiles`), to see where the time goes. */
@@ -41,7 +43,7 @@ export interface BenchOptions {
 const USAGE = `npm run bench -- [--meetings N] [--calls N] [--emails N] [--chats N] [--email-messages N]
   [--chat-messages N] [--companies N] [--duration S] [--warmup S] [--connections N] [--rounds N] [--deep-offset N]
   [--scale-from N] [--scale-to N (0 skips the scaling pass)] [--trigger-meetings N (0 skips)] [--trigger-rounds N]
-  [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--skip-bulk] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
+  [--webhook-seconds S (0 skips)] [--webhook-backlog N] [--skip-bulk] [--skip-neighbours] [--keep] [--profile] [--out DIR] [--docs FILE ('' for none)]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -66,6 +68,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'webhook-seconds': { type: 'string', default: '20' },
       'webhook-backlog': { type: 'string', default: '10000' },
       'skip-bulk': { type: 'boolean', default: false },
+      'skip-neighbours': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/results' },
@@ -103,6 +106,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     webhookSeconds: int('webhook-seconds', 0),
     webhookBacklog: int('webhook-backlog', 100),
     skipBulk: Boolean(values['skip-bulk']),
+    skipNeighbours: Boolean(values['skip-neighbours']),
     keep: Boolean(values.keep),
     profile: Boolean(values.profile),
     out: String(values.out),

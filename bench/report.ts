@@ -13,6 +13,7 @@ import type { WebhookLatency, WebhookReport } from './webhooks';
 import { FLOOR } from './scenarios';
 import type { MetricsScrape } from './metrics';
 import type { BulkReport, Throughput } from './bulk';
+import type { NeighboursReport } from './neighbours';
 
 export interface Machine {
   cpu: string;
@@ -72,6 +73,8 @@ export interface BenchReport {
   compression?: { bytes: Record<Encoding, number>; measured: Measurement[] };
   /** #34: the export against the list walk, exports with every part, include's page, memory, examples/sync.mjs. */
   bulk?: BulkReport | { skipped: string };
+  /** The noisy-neighbours pass (#48); its own targets are in it (absent from runs before it). */
+  neighbours?: NeighboursReport | { skipped: string };
   /** #24: a scrape of /metrics after the main pass, and the reads with metrics against METRICS_PORT=off, alternating. */
   metrics?: { scrape: MetricsScrape; on: Measurement[]; off: Measurement[] };
 }

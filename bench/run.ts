@@ -17,6 +17,7 @@ import { changesPages, filteredPage, firstPage, FLOOR, issueToken, mainScenarios
 import { PRODUCTION_ENTRY, ServiceProcess, serviceEnv } from './service';
 import { webhookBench } from './webhooks';
 import { bulkPass } from './bulk';
+import { FULL as NEIGHBOURS_SIZE, neighboursPass } from './neighbours';
 
 const UNAUDITED_ENTRY = join('dist', 'bench', 'unaudited-server.js');
 const ANCHOR_ENTRY = join('dist', 'bench', 'raw-anchor.js');
@@ -379,6 +380,11 @@ async function main(): Promise<void> {
     });
     const metrics: BenchReport['metrics'] = { scrape: metricsScrape, on: withMetrics, off: withoutMetrics };
 
+    log('noisy neighbours: company B beside slow exports, heavy pages, heavy audit reads and an unauthenticated flood');
+    const neighbours: BenchReport['neighbours'] = o.skipNeighbours
+      ? { skipped: '--skip-neighbours' }
+      : await neighboursPass({ db, env, tmp, log, size: { ...NEIGHBOURS_SIZE, duration: o.duration, warmup: o.warmup } });
+
     log('rate-limit counters in Redis');
     const redis = await redisPass(
       env,
@@ -402,6 +408,7 @@ async function main(): Promise<void> {
       redis,
       scaling,
       bulk,
+      neighbours,
       feed,
       webhooks,
       anchor,

@@ -42,7 +42,16 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnAppl
   }
 
   async validate(req: Request, token: string): Promise<Principal> {
-    const principal = await this.credentials.authenticateToken(token, req.ip);
+    // A client gone while its request waits for its turn at the pool leaves the queue.
+    const gone = new AbortController();
+    const leave = () => gone.abort();
+    req.res?.once('close', leave);
+    let principal: Principal;
+    try {
+      principal = await this.credentials.authenticateToken(token, req.ip, gone.signal);
+    } finally {
+      req.res?.off('close', leave);
+    }
     this.cls.set('principal', principal);
     // The tenant transaction authentication opened is ended by the request's work; should a later
     // guard refuse the request (or the client go away) first, the response's end ends it.

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ClientStatus } from '../clients/api-client.entity';
+import { PoolGate, TOKEN_LANE } from '../database/pool-gate';
 import { TenantTransaction } from '../database/tenant-transaction';
 
 /** A client's state as every request checks it. */
@@ -49,6 +50,7 @@ export class CredentialsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tenant: TenantTransaction,
+    private readonly gate: PoolGate,
   ) {}
 
   async stateOf(clientId: string): Promise<ClientState | null> {
@@ -61,19 +63,23 @@ export class CredentialsRepository {
 
   /**
    * The client's state, read in the round trip that opens the request's tenant transaction for
-   * its company (TenantTransaction.openWith): the caller admits the request or abandons it.
+   * its company (TenantTransaction.openWith): the caller admits the request or abandons it. The
+   * connection is taken in the turn of `company`, the company the verified token names.
    */
-  async stateOpeningTenant(clientId: string): Promise<ClientState | null> {
+  async stateOpeningTenant(clientId: string, company: string, signal?: AbortSignal): Promise<ClientState | null> {
     const row = await this.tenant.openWith<StateRow>(
       (literal) => `SELECT s.*, app_client_token_secrets(${literal(clientId)}) AS secret_ids FROM app_client_state(${literal(clientId)}) s`,
+      company,
+      signal,
     );
     return row ? toState(clientId, row) : null;
   }
 
+  /** For the token endpoint: read in the token lane's turn at the pool's fair gate (pool-gate.ts). */
   async credentialsOf(clientId: string): Promise<ClientCredentials | null> {
-    const [row]: Array<StateRow & { secret_hashes: Buffer[] }> = await this.dataSource.query('SELECT * FROM app_client_credentials($1)', [
-      clientId,
-    ]);
+    const [row]: Array<StateRow & { secret_hashes: Buffer[] }> = await this.gate.run(TOKEN_LANE, () =>
+      this.dataSource.query('SELECT * FROM app_client_credentials($1)', [clientId]),
+    );
     return row ? { ...toState(clientId, row), secretHashes: row.secret_hashes } : null;
   }
 }

@@ -47,12 +47,13 @@ export class CredentialsService {
 
   /**
    * The caller of a bearer token. The client's state is read in the round trip that opens the
-   * request's tenant transaction (abandoned at once when the token is refused).
+   * request's tenant transaction (abandoned at once when the token is refused), taken in the turn
+   * of the company the verified token names; `signal` aborts the wait when the client goes away.
    */
-  async authenticateToken(token: string, address: string | undefined): Promise<Principal> {
+  async authenticateToken(token: string, address: string | undefined, signal?: AbortSignal): Promise<Principal> {
     const claims = this.tokens.verify(token);
     const clientId = parseId('client', claims.sub);
-    const state = clientId ? await this.credentials.stateOpeningTenant(clientId) : null;
+    const state = clientId ? await this.credentials.stateOpeningTenant(clientId, claims.company, signal) : null;
     try {
       return this.admit(claims, state, address);
     } catch (error) {

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.redisTimeoutMs).toBe(500);
     expect(config.demoActivity).toBe(false);
+    expect(config.database).toMatchObject({ poolSize: 10, companyShare: 0.5 });
     expect(config.rateLimits).toEqual({
       client: { limit: 600, windowSeconds: 60 },
       company: { limit: 1800, windowSeconds: 60 },
@@ -62,6 +63,8 @@ describe('loadConfig', () => {
       AUDIT_TIMEOUT_MS: '500',
       PUBLIC_BASE_URL: 'https://api.example.com/conversations/',
       DEMO_ACTIVITY: '1',
+      DB_POOL_SIZE: '4',
+      DB_POOL_COMPANY_SHARE: '0.25',
     });
     expect(config.port).toBe(8080);
     expect(config.publicBaseUrl).toBe('https://api.example.com/conversations');
@@ -69,6 +72,8 @@ describe('loadConfig', () => {
       url: 'postgres://api@db/app',
       migrationUrl: 'postgres://owner@db/app',
       auditUrl: 'postgresql://audit@db2/audit',
+      poolSize: 4,
+      companyShare: 0.25,
     });
     expect(config.dataDir).toBe('/tmp/x');
     expect(config.redisUrl).toBe('redis://localhost:6379');
@@ -132,6 +137,9 @@ describe('loadConfig', () => {
     [{ WEBHOOK_WORKER: 'on' }, 'WEBHOOK_WORKER must be 0 or 1'],
     [{ WEBHOOK_TIMEOUT_MS: '20000' }, 'WEBHOOK_TIMEOUT_MS must be an integer number of milliseconds from 200 to 10000'],
     [{ WEBHOOK_BATCH_SIZE: '101' }, 'WEBHOOK_BATCH_SIZE must be an integer from 1 to 100'],
+    [{ DB_POOL_COMPANY_SHARE: '0' }, 'DB_POOL_COMPANY_SHARE must be a fraction of DB_POOL_SIZE greater than 0 and at most 1'],
+    [{ DB_POOL_COMPANY_SHARE: '1.5' }, 'DB_POOL_COMPANY_SHARE must be a fraction of DB_POOL_SIZE greater than 0 and at most 1'],
+    [{ DB_POOL_COMPANY_SHARE: 'half' }, 'DB_POOL_COMPANY_SHARE must be a fraction of DB_POOL_SIZE greater than 0 and at most 1'],
     [{ WEBHOOK_EXPIRE_SECONDS: '20' }, 'WEBHOOK_EXPIRE_SECONDS must be at least 21 (twice WEBHOOK_TIMEOUT_MS and a second)'],
   ])('rejects %j with one line naming the variable', (env, expected) => {
     const message = errorOf(env);

@@ -80,6 +80,8 @@ export class AppConfig {
     /** Owner of the audit table in a separate audit database (migrations only). */
     auditMigrationUrl?: string;
     poolSize: number;
+    /** The fraction of `poolSize` one company may hold at once (src/database/fair-gate.ts). */
+    companyShare: number;
     statementTimeoutMs: number;
     connectTimeoutMs: number;
     idleInTransactionTimeoutMs: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       auditUrl: vars.AUDIT_DATABASE_URL ?? vars.DATABASE_URL,
       auditMigrationUrl: vars.AUDIT_MIGRATION_DATABASE_URL ?? vars.AUDIT_DATABASE_URL ?? vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
       poolSize: vars.DB_POOL_SIZE ?? 10,
+      companyShare: vars.DB_POOL_COMPANY_SHARE ?? 0.5,
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
       idleInTransactionTimeoutMs: 10_000,

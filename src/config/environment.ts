@@ -208,6 +208,12 @@ export class EnvironmentVariables {
   @IntegerIn(1, 200)
   DB_POOL_SIZE?: number;
 
+  /** The part of DB_POOL_SIZE one company may hold at once (rounded up, at least one connection); its further requests wait their turn. */
+  @IsOptional()
+  @Type(() => Number)
+  @Satisfies((v) => typeof v === 'number' && v > 0 && v <= 1, 'must be a fraction of DB_POOL_SIZE greater than 0 and at most 1 (such as 0.5)')
+  DB_POOL_COMPANY_SHARE?: number;
+
   /** A list page stops before the item that would take its body past this many bytes (always one item at least). */
   @IsOptional()
   @IntegerIn(1024, 268_435_456, ' bytes')

@@ -2,8 +2,10 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
+import { Metrics } from '../metrics/metrics';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
+import { PoolGate } from './pool-gate';
 import { TenantTransaction } from './tenant-transaction';
 
 /**
@@ -22,7 +24,16 @@ export class DatabaseModule {
   }
 
   private static build(role: 'api' | 'owner'): DynamicModule {
-    const providers = [TenantTransaction, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
+    // The fair gate shares the API's request pool among companies; the owner's side has no such pool to share.
+    const gate = {
+      provide: PoolGate,
+      inject: [AppConfig, Metrics],
+      useFactory: (config: AppConfig, metrics: Metrics) =>
+        role === 'api'
+          ? new PoolGate(config.database.poolSize, config.database.companyShare, config.database.connectTimeoutMs, metrics)
+          : PoolGate.open(config.database.connectTimeoutMs, metrics),
+    };
+    const providers = [TenantTransaction, gate, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
     return {
       module: DatabaseModule,
       imports: [
@@ -44,7 +55,7 @@ export class DatabaseModule {
         }),
       ],
       providers,
-      exports: [TenantTransaction],
+      exports: [TenantTransaction, PoolGate],
     };
   }
 }

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
 import { Metrics, PoolLike, secondsSince } from '../metrics/metrics';
+import { PoolGate } from './pool-gate';
 import { PreparedStatements } from './prepared-statements';
 import { inTransaction } from '../common/transaction';
 
@@ -93,6 +94,7 @@ export class TenantTransaction implements OnModuleInit {
     private readonly cls: ClsService<RequestStore>,
     config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly gate: PoolGate,
   ) {
     this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
   }
@@ -102,18 +104,52 @@ export class TenantTransaction implements OnModuleInit {
     if (pool) this.metrics.watchPool('api', pool);
   }
 
-  /** A connection of the API's pool, the wait for it measured (`db_pool_wait_seconds{pool="api"}`). */
-  private async connect(runner: ReturnType<DataSource['createQueryRunner']>): Promise<PoolClient> {
+  /**
+   * A connection of the API's pool, taken in the company's turn at the fair gate (pool-gate.ts),
+   * the wait for both measured (`db_pool_wait_seconds{pool="api"}`). The release gives the
+   * connection back, then the turn, exactly once; a failure to connect gives the turn back at once.
+   */
+  private async connect(
+    runner: ReturnType<DataSource['createQueryRunner']>,
+    lane: string,
+    signal?: AbortSignal,
+  ): Promise<{ client: PoolClient; release: () => Promise<void> }> {
     const started = process.hrtime.bigint();
-    const client = (await runner.connect()) as PoolClient;
+    const endTurn = await this.gate.turn(lane, signal);
+    let client: PoolClient;
+    try {
+      client = (await runner.connect()) as PoolClient;
+    } catch (error) {
+      endTurn();
+      throw error;
+    }
     this.metrics.poolWaited('api', secondsSince(started));
-    return client;
+    return {
+      client,
+      release: async () => {
+        try {
+          await runner.release();
+        } finally {
+          endTurn();
+        }
+      },
+    };
+  }
+
+  /**
+   * The gate's lane of a company given by its internal id: the caller's public company id when it
+   * is this request's company (so a request's lane is the one authentication queued it in, from
+   * the token's `company` claim), the internal id otherwise (the worker's runs).
+   */
+  private laneOf(companyId: string): string {
+    const principal = this.cls.isActive() ? this.cls.get('principal') : undefined;
+    return principal?.companyId === companyId ? principal.companyPublicId : companyId;
   }
 
   async run<T>(companyId: string, work: (sql: TenantSql) => Promise<T>, snapshot?: { idleMs: number }): Promise<T> {
     if (!/^\d+$/.test(companyId)) throw new Error('tenant transaction needs an internal company id');
     const runner = this.dataSource.createQueryRunner();
-    const client = await this.connect(runner);
+    const { client, release } = await this.connect(runner, this.laneOf(companyId));
     const sql = new TenantSql(client, this.prepared);
     try {
       // One round trip: the id is a validated integer, so it is inlined, not interpolated text.
@@ -136,7 +172,7 @@ export class TenantTransaction implements OnModuleInit {
         begin,
       );
     } finally {
-      await runner.release();
+      await release();
     }
   }
 
@@ -148,12 +184,18 @@ export class TenantTransaction implements OnModuleInit {
    * once: one round trip fewer per request than a lookup, then `BEGIN`. Without a row the
    * transaction is ended at once and null returned. The caller decides whether the row admits
    * the request and calls `abandon()` otherwise; the interceptor that runs the request's work
-   * ends it (`finishOpened`).
+   * ends it (`finishOpened`). The connection is taken in the turn of `lane` at the fair gate: the
+   * company the verified token names (a wrong claim finds no row, or a row the caller refuses);
+   * a `signal` aborted (the client went away) leaves the gate's queue.
    */
-  async openWith<R extends { company_id: string }>(lookup: (escapeLiteral: (value: string) => string) => string): Promise<R | null> {
+  async openWith<R extends { company_id: string }>(
+    lookup: (escapeLiteral: (value: string) => string) => string,
+    lane: string,
+    signal?: AbortSignal,
+  ): Promise<R | null> {
     const runner = this.dataSource.createQueryRunner();
-    const client = await this.connect(runner);
-    const opened = new OpenedTenant(new TenantSql(client, this.prepared), client, () => runner.release());
+    const { client, release } = await this.connect(runner, lane, signal);
+    const opened = new OpenedTenant(new TenantSql(client, this.prepared), client, release);
     try {
       const results = (await client.query(
         `BEGIN READ ONLY; SELECT l.*, set_config('app.company_id', l.company_id::text, true) AS _tenant,

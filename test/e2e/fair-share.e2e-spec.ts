@@ -1,0 +1,84 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Pool } from 'pg';
+import request from 'supertest';
+import { DataSource, QueryRunner } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { PoolGate } from '../../src/database/pool-gate';
+import { createClient, requestToken } from '../support/credentials';
+import { createTenant, Tenant } from '../support/tenant';
+import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
+
+/** The API pool the app's tenant transactions draw from. */
+const apiPool = (app: NestExpressApplication): Pool => (app.get(DataSource).driver as PostgresDriver).master as Pool;
+
+/** Backends whose statement waits for the chat table's lock (held by the test). */
+async function waitingOnLock(owner: DataSource): Promise<number> {
+  const [{ n }] = await owner.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'chat_conversations'::regclass AND NOT granted`);
+  return n;
+}
+
+/** An answer with how long it took. */
+async function timed(test: request.Test): Promise<{ status: number; ms: number }> {
+  const started = Date.now();
+  const res = await test;
+  return { status: res.status, ms: Date.now() - started };
+}
+
+describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)', () => {
+  const POOL_SIZE = 4;
+  const CONNECT_TIMEOUT_MS = 8000;
+  const HEAVY = 20;
+  let owner: DataSource;
+  let app: NestExpressApplication;
+  let http: ReturnType<typeof request>;
+  let a: Tenant;
+  let b: Tenant;
+
+  beforeAll(async () => {
+    owner = await ownerDataSource();
+    app = await createTestApp({
+      env: {
+        DB_POOL_SIZE: String(POOL_SIZE),
+        DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        DB_STATEMENT_TIMEOUT_MS: '20000',
+      },
+    });
+    http = request(app.getHttpServer());
+    [a, b] = await Promise.all([createTenant(owner, http, ['chat.read']), createTenant(owner, http, ['meetings.read'])]);
+  });
+  afterAll(() => Promise.all([app.close(), owner.destroy()]));
+
+  it('[waits] a company with twenty requests stuck in the database holds its share only: another company’s read, a token request and readiness answer at once, and all twenty answer 200 after', async () => {
+    // Company A's twenty chat pages block inside the database on a lock the test holds (a heavy
+    // statement, made deterministic): without the share they take the whole pool.
+    const lock: QueryRunner = owner.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await lock.query('LOCK TABLE chat_conversations IN ACCESS EXCLUSIVE MODE');
+    let heavy: Array<Promise<{ status: number; ms: number }>> = [];
+    try {
+      heavy = Array.from({ length: HEAVY }, () => timed(http.get('/v1/chat?limit=1').set('Authorization', `Bearer ${a.token}`)));
+      const gate = app.get(PoolGate).gate;
+      // A holds what it may (its share: 2 of 4; the rest of its requests queue, in the gate or the pool).
+      await eventually(async () => (await waitingOnLock(owner)) >= 2 && gate.stats().waiting + apiPool(app).waitingCount >= HEAVY - 4, 10_000);
+
+      const read = await timed(http.get('/v1/meetings?limit=1').set('Authorization', `Bearer ${b.token}`));
+      expect(read.status).toBe(200);
+      expect(read.ms).toBeLessThan(CONNECT_TIMEOUT_MS / 2);
+      const token = await timed(requestToken(http, await createClient(owner, b.company)));
+      expect(token.status).toBe(200);
+      expect(token.ms).toBeLessThan(CONNECT_TIMEOUT_MS / 2);
+      await http.get('/health/ready').expect(200);
+      // A never held more than its share, B's request did not wait behind A's queue.
+      expect(await waitingOnLock(owner)).toBe(2);
+      expect(gate.stats()).toMatchObject({ lanesAtShare: 1 });
+    } finally {
+      await lock.commitTransaction();
+      await lock.release();
+    }
+    // A's requests queued behind each other, not given up: each answers once the lock is gone.
+    const answers = await Promise.all(heavy);
+    expect(answers.map((r) => r.status)).toEqual(Array(HEAVY).fill(200));
+    expect(app.get(PoolGate).gate.stats()).toMatchObject({ held: 0, waiting: 0 });
+  });
+});
