@@ -1,6 +1,7 @@
 import type { ConversationApi, Change } from './client.js';
 import { ApiError } from './errors.js';
 import type { ExportRecord } from './export.js';
+import { Page, PageIterable } from './pagination.js';
 
 /** The copy's object types; a message's `parent_id` is its conversation. */
 export type SyncObjectType = 'meeting' | 'call' | 'email' | 'chat' | 'email_message' | 'chat_message';
@@ -206,23 +207,42 @@ class Sync {
     return this.store.has ? await this.store.has(key) : (await this.store.get(key)) !== undefined;
   }
 
-  /** Stores one record as the copy keeps it (its included parts beside its details); whether it was new. */
-  private async storeRecord(type: Collection, record: { id: string; included?: Record<string, unknown> }): Promise<boolean> {
+  /**
+   * Stores one record as the copy keeps it (its included parts beside its details), and a
+   * conversation's messages: those embedded and, when the conversation was larger than the
+   * service's byte budget, the rest from `messages_next_cursor` through its messages route.
+   * Whether it was new; each message stored is added to `stored`.
+   */
+  private async storeRecord(
+    type: Collection,
+    record: { id: string; included?: Record<string, unknown> },
+    stored?: Set<string>,
+  ): Promise<boolean> {
     const { included, ...details } = record;
     const copy: SyncObject = { object: type, id: record.id, parent_id: null, details };
     if (type === 'meeting' || type === 'call') Object.assign(copy, included ?? {});
     const created = !(await this.has(`${type}:${record.id}`));
     await this.store.put(`${type}:${record.id}`, copy);
     this.progress.objects++;
-    const messages = included?.messages as Array<{ id: string }> | undefined;
-    this.progress.objects += messages?.length ?? 0;
-    for (const message of messages ?? [])
+    const storeMessage = async (message: { id: string }) => {
+      this.progress.objects++;
+      stored?.add(`${type}_message:${message.id}`);
       await this.store.put(`${type}_message:${message.id}`, {
         object: `${type}_message` as SyncObjectType,
         id: message.id,
         parent_id: record.id,
         details: message,
       });
+    };
+    for (const message of (included?.messages as Array<{ id: string }> | undefined) ?? []) await storeMessage(message);
+    const next = included?.messages_next_cursor;
+    if (typeof next === 'string' && (type === 'email' || type === 'chat')) {
+      const [path, param] = type === 'email' ? ['/v1/emails/{email_id}/messages', 'email_id'] : ['/v1/chat/{chat_id}/messages', 'chat_id'];
+      const rest = new PageIterable<{ id: string }>((cursor) =>
+        this.api.get<Page<{ id: string }>>(path, { cursor: cursor ?? next, limit: BATCH }, { [param]: record.id }, { signal: this.options.signal }),
+      );
+      for await (const message of rest) await storeMessage(message);
+    }
     return created;
   }
 
@@ -362,10 +382,9 @@ class Sync {
         }>;
         for await (const record of list) {
           this.progress.fetched++;
-          if (await this.storeRecord(type, record)) this.progress.created++;
+          if (await this.storeRecord(type, record, stored)) this.progress.created++;
           else this.progress.updated++;
           stored.add(`${type}:${record.id}`);
-          for (const m of (record.included?.messages as Array<{ id: string }> | undefined) ?? []) stored.add(`${type}_message:${m.id}`);
         }
       }
     }

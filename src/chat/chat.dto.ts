@@ -52,7 +52,18 @@ export class ChatMessageDto {
 
 /** The parts `include` asked for. */
 export class ChatIncludedDto {
-  @ApiProperty({ type: [ChatMessageDto] }) messages: ChatMessageDto[];
+  @ApiProperty({
+    type: [ChatMessageDto],
+    description: 'The conversation\'s messages from its first, in the messages route\'s order and shape: every one, or as many as fit the byte budget (at least one).',
+  })
+  messages: ChatMessageDto[];
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Null when `messages` holds every message. Otherwise a cursor of `GET /v1/chat/{chat_id}/messages` that continues after the last message embedded.',
+  })
+  messages_next_cursor: string | null;
 }
 
 export class ChatConversationDto {
@@ -72,7 +83,8 @@ export class ChatConversationDto {
   @ApiProperty({ type: 'string', nullable: true }) deleted_reason: string | null;
   @ApiPropertyOptional({
     type: () => ChatIncludedDto,
-    description: 'Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order.',
+    description:
+      'Only with `include=messages`: the messages of the conversation, as the messages route shows them, in its order; a conversation larger than the byte budget carries its first ones and `messages_next_cursor`.',
   })
   included?: ChatIncludedDto;
 }

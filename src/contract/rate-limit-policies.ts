@@ -5,5 +5,15 @@ export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICIES)[number];
 /** Policies every `/v1` route is governed by. */
 export const BASE_POLICIES: readonly RateLimitPolicyName[] = ['client', 'company'];
 
+/**
+ * What an `include` part costs the base policies (`client`, `company`) per page or record read
+ * with it, in units, beyond the request's own unit: about how much heavier it makes an answer
+ * (a transcript of 1,000 utterances is some 40 KB per record, an evaluation or the answers a
+ * few KB). A page of meetings with every part counts 1 + 10 + 2 + 2 = 15 units, so a company
+ * spending heavy pages reaches its quota 15 times sooner than one reading plain pages.
+ */
+export const INCLUDE_UNITS = { transcript: 10, evaluation: 2, answers: 2, messages: 10 } as const;
+export type IncludeUnitPart = keyof typeof INCLUDE_UNITS;
+
 /** Policies that govern a content route in addition to the base policies. */
 export type ContentPolicyName = 'email_content' | 'chat_content';

@@ -20,3 +20,6 @@ export const POLICIES_EXTENSION = 'x-rate-limit-policies';
 
 /** Policies a route adds when its `include` names a part: `@IncludePolicy(part, policy)` (`include=messages` counts the content policy). */
 export const INCLUDE_POLICIES = 'rate-limit:include-policies';
+
+/** The `include` parts a route counts in units (INCLUDE_UNITS): `@IncludeCosts(...parts)`. */
+export const INCLUDE_COSTS = 'rate-limit:include-costs';

@@ -4,7 +4,7 @@ import { Authenticated } from '../auth/auth.decorators';
 import { ID_PREFIX } from '../common/ids/public-id';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
 import { IdsFilter, NoQuery } from '../common/validation/query-params';
-import { ContentPolicy, IncludePolicy } from '../rate-limit/rate-limit.decorators';
+import { ContentPolicy, IncludeCosts, IncludePolicy } from '../rate-limit/rate-limit.decorators';
 import { idParamOf, named } from './collection-descriptor';
 import { ConversationChannel } from './conversation-channel';
 import { ConversationsService } from './conversations.service';
@@ -46,6 +46,7 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     })
     @ApiOkResponse({ type: c.schemas.list })
     @IncludePolicy('messages', c.contentPolicy)
+    @IncludeCosts('messages')
     list(@Query() query: ListQuery) {
       return this.conversations.list(c, query);
     }
@@ -60,6 +61,7 @@ export function conversationsController<C extends PositionedRow, M extends Messa
     @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
     @IncludePolicy('messages', c.contentPolicy)
+    @IncludeCosts('messages')
     get(@Param(c.idParam) id: string, @Query() query: GetConversationQuery) {
       return this.conversations.get(c, id, query);
     }

@@ -245,6 +245,32 @@ export class ConversationsRepository {
     );
   }
 
+  /**
+   * Up to `take` messages of one conversation (internal id) after `after`, in the messages
+   * route's `(sent_at, id)` order: one range of the `(conversation_id, sent_at, id)` index, so a
+   * conversation of 150,000 messages is read a slice at a time (ConversationsService.bounded).
+   */
+  async messagesAfter<M extends MessageRowBase>(
+    tables: ConversationTables,
+    companyId: string,
+    conversation: { id: string; public_id: string },
+    after: TimeIdPosition | null,
+    take: number,
+  ): Promise<M[]> {
+    const p = new Params();
+    const where = [`m.conversation_id = ${p.add(conversation.id)}`, `m.company_id = ${p.add(companyId)}`];
+    if (after) where.push(p.after('m.sent_at', 'm.id', after));
+    // LIMIT as a parameter, unlike a page's (limitClause): equality on the index's first column
+    // and its order leave one plan, the index range, whatever the limit, and one text serves
+    // every slice size.
+    return this.tenant.query<M>(
+      `SELECT ${messageSelect(tables)}, ${p.add(conversation.public_id)}::text AS conversation_public_id
+     FROM ${tables.messages} m WHERE ${where.join(' AND ')}
+     ORDER BY m.sent_at, m.id LIMIT ${p.add(take)}`,
+      p.values,
+    );
+  }
+
   /** The messages of `conversations` (messagesOfStatement), of the company, in one statement. */
   async messagesOf<M extends MessageRowBase>(
     tables: ConversationTables,

@@ -41,7 +41,18 @@ export class EmailMessageDto {
 
 /** The parts `include` asked for. */
 export class EmailIncludedDto {
-  @ApiProperty({ type: [EmailMessageDto] }) messages: EmailMessageDto[];
+  @ApiProperty({
+    type: [EmailMessageDto],
+    description: 'The conversation\'s messages from its first, in the messages route\'s order and shape: every one, or as many as fit the byte budget (at least one).',
+  })
+  messages: EmailMessageDto[];
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Null when `messages` holds every message. Otherwise a cursor of `GET /v1/emails/{email_id}/messages` that continues after the last message embedded.',
+  })
+  messages_next_cursor: string | null;
 }
 
 export class EmailConversationDto {
@@ -58,7 +69,8 @@ export class EmailConversationDto {
   @ApiProperty({ type: [AccountDto] }) accounts: AccountDto[];
   @ApiPropertyOptional({
     type: () => EmailIncludedDto,
-    description: 'Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order.',
+    description:
+      'Only with `include=messages`: the messages of the conversation, as the messages route shows them, in its order; a conversation larger than the byte budget carries its first ones and `messages_next_cursor`.',
   })
   included?: EmailIncludedDto;
 }

@@ -29,7 +29,7 @@ import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from 
 
 /** Records read and written per batch. */
 const BATCH = 100;
-/** Messages a batch of conversations holds at most (a first conversation with more comes alone, whole). */
+/** Messages a batch of conversations holds at most (a first conversation with more comes alone, its messages read in slices). */
 const BATCH_MESSAGES = 2000;
 /** At most about this many bytes of stored messages in one batch (a conversation with more is a batch of its own). */
 const BATCH_BYTES = 4 * 1024 * 1024;
@@ -385,8 +385,13 @@ export class ExportService {
     const conversationParts = parts.filter((p): p is ConversationPart => p === 'messages');
     const rows = await this.conversationRows.exportPage(channel.tables, company, after, BATCH, storedColumns(channel, conversationParts));
     goOn();
-    // The conversations whose messages fit BATCH_MESSAGES (read live) and BATCH_BYTES (stored), at least one; the rest in the next batch.
-    const read = await this.conversations.render(channel, rows, conversationParts, { messages: BATCH_MESSAGES, bytes: BATCH_BYTES });
+    // The conversations whose messages fit BATCH_MESSAGES (read live) and BATCH_BYTES (stored), at least one; the rest in the next
+    // batch. Each line is bounded as a page is (PAGE_BYTES_MAX): a larger conversation carries its first messages and their cursor.
+    const read = await this.conversations.render(channel, rows, conversationParts, {
+      messages: BATCH_MESSAGES,
+      bytes: BATCH_BYTES,
+      conversation: this.config.pageBytesMax,
+    });
     // One snapshot: nothing read from it is removed from it.
     if (read.gone.size) throw new Error('a conversation of the export snapshot was not found in it');
     return {

@@ -66,4 +66,25 @@ describe('MemoryRateLimitStore', () => {
     store.sweep();
     expect(store.size).toBe(49); // windows of 1000..1050 ms ended; 1051..1099 ms remain
   });
+
+  it('counts a costly request by its cost; admits it while every counter has a unit left, and refuses at the limit', async () => {
+    const c = { key: 'c', limit: 10, windowMs: 60_000 };
+    expect(await store.consume([{ ...c, cost: 4 }, b])).toEqual({
+      allowed: true,
+      counters: [
+        { hits: 4, resetMs: 60_000 },
+        { hits: 1, resetMs: 60_000 },
+      ],
+    });
+    expect((await store.consume([{ ...c, cost: 4 }])).counters).toEqual([{ hits: 8, resetMs: 60_000 }]);
+    // Two units left: admitted, and counted whole.
+    expect((await store.consume([{ ...c, cost: 4 }])).counters).toEqual([{ hits: 12, resetMs: 60_000 }]);
+    expect(await store.consume([c, b])).toEqual({
+      allowed: false,
+      counters: [
+        { hits: 12, resetMs: 60_000 },
+        { hits: 1, resetMs: 60_000 },
+      ],
+    });
+  });
 });

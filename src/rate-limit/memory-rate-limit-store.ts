@@ -30,9 +30,10 @@ export class MemoryRateLimitStore extends RateLimitStore implements OnModuleDest
     if (!allowed) return Promise.resolve({ allowed, counters: current });
     const counters = demands.map((demand, i) => {
       const window = this.windows.get(demand.key);
-      if (window && window.endsAt > now) window.hits++;
-      else this.windows.set(demand.key, { hits: 1, endsAt: now + demand.windowMs });
-      return { hits: current[i].hits + 1, resetMs: current[i].resetMs };
+      const cost = demand.cost ?? 1;
+      if (window && window.endsAt > now) window.hits += cost;
+      else this.windows.set(demand.key, { hits: cost, endsAt: now + demand.windowMs });
+      return { hits: current[i].hits + cost, resetMs: current[i].resetMs };
     });
     return Promise.resolve({ allowed, counters });
   }

@@ -51,4 +51,14 @@ describe.each(FIELDS)('the $field field (draft-ietf-httpapi-ratelimit-headers-11
       }),
     );
   });
+
+  it("adds a request's cost as a parameter of our own only when it counts more than one unit, still a valid structured field", () => {
+    const text = formatRateLimitPolicy([
+      { policy: 'client', limit: 600, windowSeconds: 60, cost: 15 },
+      { policy: 'company', limit: 1800, windowSeconds: 60, cost: 15 },
+      { policy: 'chat_content', limit: 300, windowSeconds: 60, cost: 1 },
+    ]);
+    expect(text).toBe('"client";q=600;w=60;cost=15, "company";q=1800;w=60;cost=15, "chat_content";q=300;w=60');
+    expect(parseRateLimitField(text).get('company')).toEqual({ q: 1800, w: 60, cost: 15 });
+  });
 });

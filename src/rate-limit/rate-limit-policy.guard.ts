@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { RATE_LIMIT_POLICY_HEADER } from './rate-limit-headers';
-import { routePolicies } from './route-policies';
+import { routeCost, routePolicies } from './route-policies';
 import { RateLimiter } from './rate-limiter';
 
 /**
@@ -20,7 +20,10 @@ export class RateLimitPolicyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const policies = routePolicies(this.reflector, context);
     if (policies.length > 0)
-      context.switchToHttp().getResponse<Response>().setHeader(RATE_LIMIT_POLICY_HEADER, this.limiter.policyHeader(policies));
+      context.switchToHttp().getResponse<Response>().setHeader(
+        RATE_LIMIT_POLICY_HEADER,
+        this.limiter.policyHeader(policies, (policy) => routeCost(this.reflector, context, policy)),
+      );
     return true;
   }
 }

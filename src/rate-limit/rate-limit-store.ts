@@ -1,8 +1,12 @@
-/** One counter a request must pass: at most `limit` hits per fixed window of `windowMs`. */
+/**
+ * One counter a request must pass: at most `limit` units per fixed window of `windowMs`; the
+ * request counts `cost` units (1 unless said).
+ */
 export interface Demand {
   key: string;
   limit: number;
   windowMs: number;
+  cost?: number;
 }
 
 /** A counter's window: hits counted so far and milliseconds until the window ends. */
@@ -21,7 +25,10 @@ export interface Consumption {
 /**
  * Fixed-window counters. `consume` is all-or-nothing across a request's counters: a request
  * one policy refuses spends nothing of the others, so a client over its own quota cannot
- * drain its company's budget by retrying. Implementations: in-process, or Redis (shared by
+ * drain its company's budget by retrying. A request is admitted while every counter has a unit
+ * left, and then counts its whole cost (a counter may end past its limit by less than one
+ * request's cost): a refusal always means a counter at its limit, as the `r=0` of the 429
+ * says, and a costly request is never refused while a cheap one would be admitted. Implementations: in-process, or Redis (shared by
  * every instance). Errors mean the store is unavailable; the caller answers 503.
  */
 export abstract class RateLimitStore {

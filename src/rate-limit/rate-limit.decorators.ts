@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import { BASE_POLICIES, ContentPolicyName, RateLimitPolicyName } from '../contract/rate-limit-policies';
-import { INCLUDE_POLICIES, POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
+import { BASE_POLICIES, ContentPolicyName, INCLUDE_UNITS, IncludeUnitPart, RateLimitPolicyName } from '../contract/rate-limit-policies';
+import { INCLUDE_COSTS, INCLUDE_POLICIES, POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /** A route governed by exactly these policies (declared on the token endpoint and the content routes). */
 export function RateLimitPolicies(...policies: RateLimitPolicyName[]): MethodDecorator {
@@ -19,4 +19,13 @@ export function ContentPolicy(name: ContentPolicyName): MethodDecorator {
  */
 export function IncludePolicy(part: string, policy: ContentPolicyName): MethodDecorator {
   return applyDecorators(SetMetadata(INCLUDE_POLICIES, { [part]: policy }), ApiExtension('x-rate-limit-include-policies', { [part]: policy }));
+}
+
+/**
+ * A `/v1` route whose `include` parts cost the base policies their units (INCLUDE_UNITS) on
+ * top of the request's own: announced in `RateLimit-Policy` and in the OpenAPI document.
+ */
+export function IncludeCosts(...parts: IncludeUnitPart[]): MethodDecorator {
+  const units = Object.fromEntries(parts.map((part) => [part, INCLUDE_UNITS[part]]));
+  return applyDecorators(SetMetadata(INCLUDE_COSTS, units), ApiExtension('x-rate-limit-include-units', units));
 }

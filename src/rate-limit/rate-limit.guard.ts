@@ -12,7 +12,7 @@ import type { Request, Response } from 'express';
 import { ApiError } from '../common/errors/api-error';
 import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from './rate-limit-headers';
 import { RateLimitPolicyName } from '../contract/rate-limit-policies';
-import { routePolicies } from './route-policies';
+import { routeCost, routePolicies } from './route-policies';
 import { PolicyDemand, RateLimiter } from './rate-limiter';
 
 /**
@@ -69,7 +69,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** Called by the throttler once per policy that governs the route: collect, count later. */
   protected override handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    this.collecting.get(req)?.push(...this.limiter.demands(throttler.name as RateLimitPolicyName, req, limit, ttl));
+    const policy = throttler.name as RateLimitPolicyName;
+    this.collecting.get(req)?.push(...this.limiter.demands(policy, req, limit, ttl, routeCost(this.reflector, context, policy)));
     return Promise.resolve(true);
   }
 }

@@ -81,14 +81,14 @@ export class RateLimiter {
     >;
   }
 
-  /** `RateLimit-Policy` for a route's policies, as configured. */
-  policyHeader(policies: readonly RateLimitPolicyName[]): string {
-    return formatRateLimitPolicy(inHeaderOrder(policies).map((p) => this.quotas[p]));
+  /** `RateLimit-Policy` for a route's policies, as configured, with what this request costs each. */
+  policyHeader(policies: readonly RateLimitPolicyName[], costOf: (policy: RateLimitPolicyName) => number = () => 1): string {
+    return formatRateLimitPolicy(inHeaderOrder(policies).map((p) => ({ ...this.quotas[p], cost: costOf(p) })));
   }
 
-  /** The counters `policy` charges for `req`, with the limit and window (ms) the throttler resolved. */
-  demands(policy: RateLimitPolicyName, req: Request, limit: number, windowMs: number): PolicyDemand[] {
-    return this.partitions(policy, req).map((partition) => ({ policy, key: counterKey(policy, partition), limit, windowMs }));
+  /** The counters `policy` charges for `req`, with the limit and window (ms) the throttler resolved, `cost` units each. */
+  demands(policy: RateLimitPolicyName, req: Request, limit: number, windowMs: number, cost = 1): PolicyDemand[] {
+    return this.partitions(policy, req).map((partition) => ({ policy, key: counterKey(policy, partition), limit, windowMs, cost }));
   }
 
   /** Counts the request on every demand, or on none when one is at its limit. A store failure is 503. */
@@ -143,7 +143,7 @@ export class RateLimiter {
     const policies = inHeaderOrder(demands.map((d) => d.policy));
     const quotas = policies.map((policy) => {
       const demand = demands.find((d) => d.policy === policy)!;
-      return { policy, limit: demand.limit, windowSeconds: Math.ceil(demand.windowMs / 1000) };
+      return { policy, limit: demand.limit, windowSeconds: Math.ceil(demand.windowMs / 1000), cost: demand.cost ?? 1 };
     });
     const states = policies.map((policy) => {
       const tightest = demands

@@ -3,9 +3,9 @@ import Redis from 'ioredis';
 import { Consumption, Counter, Demand, RateLimitStore } from './rate-limit-store';
 
 /**
- * KEYS: the request's counters. ARGV[1]: 'consume' or 'peek'; then, per key, its limit and its
- * window in milliseconds. One atomic step: read every counter; when consuming and none is at
- * its limit, count the hit on all of them (a new window starts with its expiry, so Redis's
+ * KEYS: the request's counters. ARGV[1]: 'consume' or 'peek'; then, per key, its limit, its
+ * window in milliseconds and the request's cost. One atomic step: read every counter; when
+ * consuming and none is at its limit, count the cost on all of them (a new window starts with its expiry, so Redis's
  * clock ends windows, not the instances'). Reply: allowed (1/0), then hits and milliseconds
  * left per key.
  */
@@ -13,8 +13,8 @@ const FIXED_WINDOW_SCRIPT = `
 local consume = ARGV[1] == 'consume'
 local hits, left, allowed = {}, {}, 1
 for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i])
-  local window = tonumber(ARGV[2 * i + 1])
+  local limit = tonumber(ARGV[3 * i - 1])
+  local window = tonumber(ARGV[3 * i])
   local ttl = redis.call('PTTL', key)
   if ttl > 0 then
     hits[i] = tonumber(redis.call('GET', key)) or 0
@@ -27,12 +27,13 @@ for i, key in ipairs(KEYS) do
 end
 if consume and allowed == 1 then
   for i, key in ipairs(KEYS) do
+    local cost = tonumber(ARGV[3 * i + 1])
     if hits[i] == 0 then
-      redis.call('SET', key, 1, 'PX', ARGV[2 * i + 1])
+      redis.call('SET', key, cost, 'PX', ARGV[3 * i])
     else
-      redis.call('INCR', key)
+      redis.call('INCRBY', key, cost)
     end
-    hits[i] = hits[i] + 1
+    hits[i] = hits[i] + cost
   end
 end
 local reply = { allowed }
@@ -115,7 +116,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
   }
 
   private async run(demands: readonly Demand[], mode: 'consume' | 'peek'): Promise<number[]> {
-    const args = demands.flatMap((d) => [d.limit, d.windowMs]);
+    const args = demands.flatMap((d) => [d.limit, d.windowMs, d.cost ?? 1]);
     try {
       const reply = await (this.redis as unknown as FixedWindowCommand).fixedWindow(
         demands.length,

@@ -7,16 +7,20 @@ import { ContextController } from '../context/context.controller';
 import { EmailsController } from '../emails/emails.controller';
 import { HealthController } from '../health/health.controller';
 import { CallsController, MeetingsController } from '../recordings/recordings.controller';
-import { routePolicies } from './route-policies';
+import { routeCost, routePolicies } from './route-policies';
 
 describe('route rate-limit policies', () => {
   const reflector = new Reflector();
-  const policiesOf = (controller: Type, handler: string, query: Record<string, string> = {}) =>
-    routePolicies(reflector, {
+  const contextOf = (controller: Type, handler: string, query: Record<string, string>) =>
+    ({
       getHandler: () => (controller.prototype as Record<string, () => unknown>)[handler],
       getClass: () => controller,
       switchToHttp: () => ({ getRequest: () => ({ query }) }),
-    } as unknown as ExecutionContext);
+    }) as unknown as ExecutionContext;
+  const policiesOf = (controller: Type, handler: string, query: Record<string, string> = {}) =>
+    routePolicies(reflector, contextOf(controller, handler, query));
+  const costOf = (controller: Type, handler: string, include: string | undefined, policy: 'client' | 'company' | 'chat_content') =>
+    routeCost(reflector, contextOf(controller, handler, include === undefined ? {} : { include }), policy);
 
   it('governs the email messages routes by client, company and email_content, the chat messages routes by client, company and chat_content', () => {
     for (const handler of ['messages', 'message']) {
@@ -59,5 +63,27 @@ describe('route rate-limit policies', () => {
     expect(policiesOf(TokenController, 'issue')).toEqual(['token']);
     expect(policiesOf(HealthController, 'live')).toEqual([]);
     expect(policiesOf(HealthController, 'ready')).toEqual([]);
+  });
+
+  it('costs the base policies 1 unit plus the units of each include part the list and detail routes name, once each; nothing else costs more', () => {
+    for (const controller of [MeetingsController, CallsController]) {
+      for (const handler of ['list', 'get']) {
+        expect(costOf(controller, handler, undefined, 'client')).toBe(1);
+        expect(costOf(controller, handler, 'transcript', 'company')).toBe(11);
+        expect(costOf(controller, handler, 'evaluation,answers', 'client')).toBe(5);
+        expect(costOf(controller, handler, 'answers,evaluation,transcript', 'company')).toBe(15);
+        expect(costOf(controller, handler, 'transcript,transcript', 'company')).toBe(11);
+        expect(costOf(controller, handler, 'messages', 'company')).toBe(1);
+      }
+      expect(costOf(controller, 'transcript', 'transcript', 'client')).toBe(1);
+    }
+    for (const controller of [EmailsController, ChatController]) {
+      for (const handler of ['list', 'get']) {
+        expect(costOf(controller, handler, 'messages', 'client')).toBe(11);
+        expect(costOf(controller, handler, 'messages', 'chat_content')).toBe(1);
+        expect(costOf(controller, handler, 'constructor', 'client')).toBe(1);
+      }
+      expect(costOf(controller, 'messages', 'messages', 'client')).toBe(1);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { BASE_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 import type { Request } from 'express';
-import { INCLUDE_POLICIES, IS_PUBLIC, ROUTE_POLICIES } from '../contract/route-metadata';
+import { INCLUDE_COSTS, INCLUDE_POLICIES, IS_PUBLIC, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /**
  * The policies of the route `context` is about: the declared set, else the base policies for
@@ -16,11 +16,27 @@ export function routePolicies(reflector: Reflector, context: ExecutionContext): 
   if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return [];
   const byPart = reflector.getAllAndOverride<Record<string, RateLimitPolicyName> | undefined>(INCLUDE_POLICIES, targets);
   if (!byPart) return BASE_POLICIES;
-  // The parts the request names (validated later; an invalid include is refused with 400 anyway).
-  const include = context.switchToHttp().getRequest<Request>().query?.include;
-  const parts = typeof include === 'string' ? include.split(',') : [];
+  const parts = includeParts(context);
   const added = Object.entries(byPart)
     .filter(([part]) => parts.includes(part))
     .map(([, policy]) => policy);
   return [...BASE_POLICIES, ...new Set(added)];
+}
+
+/**
+ * The units the request costs each policy of its route: 1, and for the base policies, the
+ * units of each `include` part it names that the route counts (each part once: a part named
+ * twice is refused with 400 anyway).
+ */
+export function routeCost(reflector: Reflector, context: ExecutionContext, policy: RateLimitPolicyName): number {
+  if (!BASE_POLICIES.includes(policy)) return 1;
+  const units = reflector.getAllAndOverride<Record<string, number> | undefined>(INCLUDE_COSTS, [context.getHandler(), context.getClass()]);
+  if (!units) return 1;
+  return [...new Set(includeParts(context))].reduce((cost, part) => cost + (Object.hasOwn(units, part) ? units[part] : 0), 1);
+}
+
+/** The parts the request's `include` names (validated later; an invalid include is refused with 400 anyway). */
+function includeParts(context: ExecutionContext): string[] {
+  const include = context.switchToHttp().getRequest<Request>().query?.include;
+  return typeof include === 'string' ? include.split(',') : [];
 }

@@ -11,6 +11,7 @@ import { IdsFilter } from '../common/validation/query-params';
 import { GetRecordingQuery, ListRecordingsQuery, TranscriptQuery } from './list-recordings.query';
 import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
 import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
+import { IncludeCosts } from '../rate-limit/rate-limit.decorators';
 import { RecordingsService } from './recordings.service';
 import { TRANSCRIPT_MEDIA_TYPES } from './transcript-renditions';
 
@@ -66,6 +67,7 @@ function recordingsController(c: RecordingCollection): Type {
         'Ordered by `created_at`, then id; keyset pagination. A page may hold fewer records than `limit` when its body reaches the byte budget: only `has_more` says whether more follow.',
     })
     @ApiOkResponse({ type: c.schemas.list })
+    @IncludeCosts('transcript', 'evaluation', 'answers')
     list(@Query() query: ListQuery) {
       return this.recordings.list(c, query);
     }
@@ -76,6 +78,7 @@ function recordingsController(c: RecordingCollection): Type {
     @ApiParam(param)
     @ApiOkResponse({ type: c.schemas.single })
     @ApiNotFound()
+    @IncludeCosts('transcript', 'evaluation', 'answers')
     get(@Param(c.idParam) id: string, @Query() query: GetRecordingQuery) {
       return this.recordings.get(c, id, query);
     }

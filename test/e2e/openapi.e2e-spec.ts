@@ -238,6 +238,9 @@ const NULLABLE: Record<string, string[]> = {
   ChatConversationDto: ['deleted_at', 'deleted_reason'],
   ChatMessageDto: ['text', 'media', 'transcription', 'edited_at', 'deleted_at', 'deleted_reason'],
   ChatMediaDto: ['file_name'],
+  // EXTENSIONS (Bulk): null when every message of the conversation is embedded.
+  EmailIncludedDto: ['messages_next_cursor'],
+  ChatIncludedDto: ['messages_next_cursor'],
   ChangeDto: ['parent_id'],
   AuditEventDto: ['client', 'address', 'route'],
   AuditEventClientDto: ['name'],

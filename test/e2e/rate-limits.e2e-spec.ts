@@ -241,6 +241,67 @@ describe('rate limits on /v1 (in-process counters)', () => {
   });
 });
 
+describe('cost units: include parts count toward the client and company policies by what they cost', () => {
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let http: Http;
+
+  beforeAll(async () => {
+    [db, app] = await Promise.all([
+      ownerDataSource(),
+      createTestApp({ env: { RATE_LIMIT_CLIENT: '100/60', RATE_LIMIT_COMPANY: '40/60', RATE_LIMIT_CHAT_CONTENT: '30/60' } }),
+    ]);
+    http = request(app.getHttpServer());
+  });
+  afterAll(() => Promise.all([db.destroy(), app.close()]));
+
+  it('announces the cost in RateLimit-Policy and counts it in RateLimit; a plain request still costs one unit and carries the draft parameters only', async () => {
+    const { clients } = await tenant(db, http, 1, [...ALL_SCOPES]);
+    const token = clients[0].token;
+    const heavy = await bearer(http, token, '/v1/meetings?limit=1&include=transcript,evaluation,answers').expect(200);
+    expect(heavy.headers['ratelimit-policy']).toBe('"client";q=100;w=60;cost=15, "company";q=40;w=60;cost=15');
+    expect([remaining(heavy, 'client'), remaining(heavy, 'company')]).toEqual([85, 25]);
+    const transcript = await bearer(http, token, '/v1/calls?include=transcript').expect(200);
+    expect(rateLimitOf(transcript).policy.get('company')).toEqual({ q: 40, w: 60, cost: 11 });
+    expect(remaining(transcript, 'company')).toBe(14);
+    const plain = await bearer(http, token, '/v1/meetings?limit=1').expect(200);
+    expect(plain.headers['ratelimit-policy']).toBe('"client";q=100;w=60, "company";q=40;w=60');
+    expect(remaining(plain, 'company')).toBe(13);
+    // include=messages: 11 units of the base policies, one of the content policy (as a page of the messages route).
+    const chat = await tenant(db, http, 1, [...ALL_SCOPES]);
+    const messages = await bearer(http, chat.clients[0].token, '/v1/chat?include=messages').expect(200);
+    expect(messages.headers['ratelimit-policy']).toBe('"client";q=100;w=60;cost=11, "company";q=40;w=60;cost=11, "chat_content";q=30;w=60');
+    expect([remaining(messages, 'company'), remaining(messages, 'chat_content')]).toEqual([29, 29]);
+    // Announced on answers given before the count too (401: the route's policies as this request would count them).
+    const unauthenticated = await http.get('/v1/chat?include=messages').expect(401);
+    expect(unauthenticated.headers['ratelimit-policy']).toBe(messages.headers['ratelimit-policy']);
+  });
+
+  it('twenty heavy pages at once spend their company quota: 429 with Retry-After, while another company is served in full', async () => {
+    const heavy = await tenant(db, http, 2, [...ALL_SCOPES]);
+    const quiet = await tenant(db, http, 1, [...ALL_SCOPES]);
+    const pages = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        bearer(http, heavy.clients[i % 2].token, '/v1/meetings?limit=100&include=transcript,evaluation,answers'),
+      ),
+    );
+    // 40 units: three pages of 15 are admitted (the third with 10 units left), every other is refused.
+    expect(pages.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = pages.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(17);
+    for (const res of refused) {
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(remaining(res, 'company')).toBe(0);
+      expect(retryAfterOf(res)).toBeGreaterThanOrEqual(1);
+    }
+    // Even a plain request of that company waits for the window; another company's are all served.
+    expectError(await bearer(http, heavy.clients[0].token, '/v1/meetings?limit=1'), 429, 'RATE_LIMIT_EXCEEDED');
+    const others = await Promise.all(Array.from({ length: 20 }, () => bearer(http, quiet.clients[0].token, '/v1/meetings?limit=100')));
+    expect(others.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(Math.min(...others.map((r) => remaining(r, 'company')!))).toBe(20);
+  });
+});
+
 describe('the policy set of every route', () => {
   let db: DataSource;
   let app: NestExpressApplication;
@@ -439,6 +500,16 @@ describe('rate-limit windows', () => {
     // Every served request saw its own count: 19 down to 0, each once.
     expect(served.map((res) => remaining(res, 'client')).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const res of responses.filter((r) => r.status === 429)) expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+  });
+
+  it('counts a costly request by its cost in the shared counters', async () => {
+    const { clients } = await tenant(db, one, 1, [...ALL_SCOPES]);
+    const heavy = await bearer(one, clients[0].token, '/v1/meetings?limit=1&include=transcript').expect(200);
+    expect(rateLimitOf(heavy).policy.get('client')).toEqual({ q: 20, w: 60, cost: 11 });
+    expect(remaining(heavy, 'client')).toBe(9);
+    const again = await bearer(two, clients[0].token, '/v1/meetings?limit=1&include=transcript').expect(200);
+    expect(remaining(again, 'client')).toBe(0);
+    expectError(await bearer(one, clients[0].token, '/v1/meetings?limit=1'), 429, 'RATE_LIMIT_EXCEEDED');
   });
 
   it('shares the token budget of an address across instances', async () => {

@@ -110,7 +110,7 @@ async function stored(channel: 'email' | 'chat', conversation: Ref) {
 /** The stored text as a reader with messages serves it. */
 const storedText = async (channel: 'email' | 'chat', conversation: Ref) => {
   const row = await stored(channel, conversation);
-  return row?.document == null ? null : `${row.document.slice(0, -1)},"included":{"messages":${row.messages}}}`;
+  return row?.document == null ? null : `${row.document.slice(0, -1)},"included":{"messages":${row.messages},"messages_next_cursor":null}}`;
 };
 
 const CASES: Array<[string, Channel, () => Ref, 'email' | 'chat']> = [

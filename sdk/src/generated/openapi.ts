@@ -837,7 +837,10 @@ export interface components {
             attachments: components["schemas"]["AttachmentDto"][];
         };
         EmailIncludedDto: {
+            /** @description The conversation's messages from its first, in the messages route's order and shape: every one, or as many as fit the byte budget (at least one). */
             messages: components["schemas"]["EmailMessageDto"][];
+            /** @description Null when `messages` holds every message. Otherwise a cursor of `GET /v1/emails/{email_id}/messages` that continues after the last message embedded. */
+            messages_next_cursor: string | null;
         };
         EmailConversationDto: {
             id: string;
@@ -856,7 +859,7 @@ export interface components {
             /** @description Every mailbox of the company that captured the thread. */
             mailboxes: components["schemas"]["MailboxDto"][];
             accounts: components["schemas"]["AccountDto"][];
-            /** @description Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order. */
+            /** @description Only with `include=messages`: the messages of the conversation, as the messages route shows them, in its order; a conversation larger than the byte budget carries its first ones and `messages_next_cursor`. */
             included?: components["schemas"]["EmailIncludedDto"];
         };
         EmailConversationListEnvelope: {
@@ -924,7 +927,10 @@ export interface components {
             deleted_reason: string | null;
         };
         ChatIncludedDto: {
+            /** @description The conversation's messages from its first, in the messages route's order and shape: every one, or as many as fit the byte budget (at least one). */
             messages: components["schemas"]["ChatMessageDto"][];
+            /** @description Null when `messages` holds every message. Otherwise a cursor of `GET /v1/chat/{chat_id}/messages` that continues after the last message embedded. */
+            messages_next_cursor: string | null;
         };
         ChatConversationDto: {
             id: string;
@@ -951,7 +957,7 @@ export interface components {
              */
             deleted_at: string | null;
             deleted_reason: string | null;
-            /** @description Only with `include=messages`: every message of the conversation, as the messages route shows them, in its order. */
+            /** @description Only with `include=messages`: the messages of the conversation, as the messages route shows them, in its order; a conversation larger than the byte budget carries its first ones and `messages_next_cursor`. */
             included?: components["schemas"]["ChatIncludedDto"];
         };
         ChatConversationListEnvelope: {
