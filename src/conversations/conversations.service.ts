@@ -8,6 +8,7 @@ import { ApiError } from '../common/errors/api-error';
 import { JsonText, withIncluded, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
+import { idSetBinding } from '../common/validation/query-params';
 import { ConversationChannel } from './conversation-channel';
 import { ConversationsRepository, MessageRowBase, PositionedRow, StoredColumns, StoredRow } from './conversations.repository';
 import { ConversationPart, GetConversationQuery, ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
@@ -198,7 +199,7 @@ export class ConversationsService {
     const company = principalOf(this.cls).companyId;
     // The binding names the conversation as the client addressed it, so a cursor is checked
     // (400) before the conversation is looked up (404), in the documented order of checks.
-    const binding = { route: channel.messagesRoute, company, filters: { ids: query.ids?.join(',') }, parent: id };
+    const binding = { route: channel.messagesRoute, company, filters: { ids: idSetBinding(query.ids) }, parent: id };
     const after = openTimeIdCursor(this.codec, query.cursor, binding);
     const rows = await this.conversations.messagesPage<M>(
       channel.tables,
