@@ -44,7 +44,7 @@ export class AuditReader {
       await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
       const { rows } = await client.query<AuditRecord>(
         `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
-         FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8) e
+         FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8, NULL) e
          ORDER BY e.occurred_at, e.id`,
         [
           filters.client ?? null,

@@ -105,6 +105,8 @@ export class AppConfig {
   readonly rateLimits: Record<RateLimitPolicyName, Quota>;
   readonly trustProxy?: string;
   readonly auditTimeoutMs: number;
+  /** The audit reader (`GET /v1/audit-events`): rows a page may examine, and its connections (a company holds at most half). */
+  readonly auditRead: { scanRows: number; poolSize: number };
   /** Audit rows that may wait to be written; past that a read answers 503 AUDIT_UNAVAILABLE at once. */
   readonly auditQueueLimit: number;
   /** Audit partitions wholly older than this many days are dropped by `audit:prune`. */
@@ -193,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimits,
     trustProxy: vars.TRUST_PROXY,
     auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
+    auditRead: { scanRows: vars.AUDIT_SCAN_ROWS ?? 10_000, poolSize: vars.AUDIT_READ_POOL_SIZE ?? 4 },
     auditQueueLimit: vars.AUDIT_QUEUE_LIMIT ?? 10_000,
     auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
     changes: {

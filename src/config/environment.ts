@@ -194,6 +194,16 @@ export class EnvironmentVariables {
   @IntegerIn(10, 60000, ' milliseconds')
   AUDIT_TIMEOUT_MS?: number;
 
+  /** Rows of the trail one `GET /v1/audit-events` page may examine; past that the page is short, with has_more and a cursor. */
+  @IsOptional()
+  @IntegerIn(100, 1_000_000)
+  AUDIT_SCAN_ROWS?: number;
+
+  /** Connections of the audit reader (`GET /v1/audit-events`); one company holds at most half of them. */
+  @IsOptional()
+  @IntegerIn(1, 50)
+  AUDIT_READ_POOL_SIZE?: number;
+
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     message: 'must be one of fatal, error, warn, info, debug, trace, silent',

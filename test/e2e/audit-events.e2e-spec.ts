@@ -318,13 +318,13 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
         await expect(api.query(`SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
       }
       // Without a company named in the transaction, the function refuses.
-      await expect(api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10)')).rejects.toThrow(
+      await expect(api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10, NULL)')).rejects.toThrow(
         /app\.audit_company/,
       );
       // Named, it answers that company's rows only.
       const rows: Array<{ request_id: string }> = await api.transaction(async (m) => {
         await m.query(`SELECT set_config('app.audit_company', $1, true)`, [b.company.publicId]);
-        return m.query('SELECT request_id FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1000)');
+        return m.query('SELECT request_id FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1000, NULL)');
       });
       expect(rows.map((r) => r.request_id)).toEqual(expect.arrayContaining(Object.values(actsB)));
       expect(rows.some((r) => Object.values(actsA).includes(r.request_id))).toBe(false);
@@ -370,7 +370,7 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
             let position: [string | null, string | null] = [null, null];
             for (;;) {
               const [row] = await m.query(
-                `SELECT request_id, occurred_at::text AS at, id::text AS id FROM app_audit_events($1, NULL, NULL, NULL, $2, NULL, NULL, $3, $4, 1)`,
+                `SELECT request_id, occurred_at::text AS at, id::text AS id FROM app_audit_events($1, NULL, NULL, NULL, $2, NULL, NULL, $3, $4, 1, NULL)`,
                 [filters[0], filters[1], ...position],
               );
               if (!row) return ids;
