@@ -72,7 +72,6 @@ DECLARE
   v_found integer := 0;
   v_batch bigint;
   v_read bigint;
-  v_one integer;
   v_row record;
   v_top timestamptz;
   v_bottom timestamptz;
@@ -112,56 +111,41 @@ BEGIN
   v_month := date_trunc('month', v_top AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
   WHILE v_month + interval '1 month' > v_bottom LOOP
     v_read := 0;
-    IF p_resource IS NULL THEN
-      -- The company's (or the client's: its own index) events of the month, from the position.
-      v_batch := v_scan - v_examined;
-      FOR v_row IN EXECUTE
-        'SELECT e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route, e.path_params, e.query, e.status,
-           e.resource_ids, e.truncated, (' || v_hit || ') AS hit
+    v_batch := v_scan - v_examined;
+    -- The rows the bound has left of the month's index range, from the position, newest first: the
+    -- company's (or the client's: its own index) events, or "who read this record?": the record's
+    -- index rows, each joined to its event by key. Each row says whether it passes the filters.
+    FOR v_row IN EXECUTE CASE WHEN p_resource IS NULL THEN
+        'SELECT e.id AS at_id, e.occurred_at AS at, e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route, e.path_params,
+           e.query, e.status, e.resource_ids, e.truncated, (' || v_hit || ') AS hit
          FROM audit_events e
          WHERE e.company = $1 AND e.occurred_at >= $6 AND e.occurred_at < $7 AND e.occurred_at > $8 AND e.occurred_at < $9
            AND (e.occurred_at, e.id) < ($10, $11)' || CASE WHEN p_client IS NULL THEN '' ELSE ' AND e.client = $2' END || '
          ORDER BY e.occurred_at DESC, e.id DESC LIMIT $12'
-        USING v_company, p_client, p_route, p_status_min, p_status_max, v_month, v_month + interval '1 month',
-          coalesce(p_after, '-infinity'), coalesce(p_before, 'infinity'), v_at, v_id, v_batch
-      LOOP
-        v_read := v_read + 1;
-        v_at := v_row.occurred_at;
-        v_id := v_row.id;
-        IF v_row.hit THEN
-          RETURN QUERY SELECT v_row.id, v_row.occurred_at, v_row.request_id, v_row.client, v_row.address, v_row.method, v_row.route,
-            v_row.path_params, v_row.query, v_row.status, v_row.resource_ids, v_row.truncated, false;
-          v_found := v_found + 1;
-          IF v_found >= p_limit THEN RETURN; END IF;
-        END IF;
-      END LOOP;
-    ELSE
-      -- "Who read this record?": its index rows of the month, from the position, and for each its
-      -- event by key, kept when it passes the other filters.
-      v_batch := least(v_scan - v_examined, greatest(p_limit, 100));
-      FOR v_row IN EXECUTE
-        'SELECT x.occurred_at, x.event_id FROM audit_event_resources x
-         WHERE x.company = $1 AND x.resource_id = $2 AND x.occurred_at >= $3 AND x.occurred_at < $4
-           AND x.occurred_at > $5 AND x.occurred_at < $6 AND (x.occurred_at, x.event_id) < ($7, $8)
-         ORDER BY x.occurred_at DESC, x.event_id DESC LIMIT $9'
-        USING v_company, p_resource, v_month, v_month + interval '1 month', coalesce(p_after, '-infinity'),
-          coalesce(p_before, 'infinity'), v_at, v_id, v_batch
-      LOOP
-        v_read := v_read + 1;
-        v_at := v_row.occurred_at;
-        v_id := v_row.event_id;
-        RETURN QUERY
-          SELECT e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids,
-            e.truncated, false
-          FROM audit_events e
-          WHERE e.occurred_at = v_row.occurred_at AND e.id = v_row.event_id AND e.company = v_company
-            AND (p_client IS NULL OR e.client = p_client) AND (p_route IS NULL OR e.route = p_route)
-            AND (p_status_min IS NULL OR e.status BETWEEN p_status_min AND p_status_max);
-        GET DIAGNOSTICS v_one = ROW_COUNT;
-        v_found := v_found + v_one;
+      ELSE
+        'SELECT x.event_id AS at_id, x.occurred_at AS at, e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route,
+           e.path_params, e.query, e.status, e.resource_ids, e.truncated,
+           (e.id IS NOT NULL AND e.company = $1 AND ($2::text IS NULL OR e.client = $2) AND ' || v_hit || ') AS hit
+         FROM (SELECT x.occurred_at, x.event_id FROM audit_event_resources x
+               WHERE x.company = $1 AND x.resource_id = $13 AND x.occurred_at >= $6 AND x.occurred_at < $7
+                 AND x.occurred_at > $8 AND x.occurred_at < $9 AND (x.occurred_at, x.event_id) < ($10, $11)
+               ORDER BY x.occurred_at DESC, x.event_id DESC LIMIT $12) x
+           LEFT JOIN LATERAL (SELECT * FROM audit_events e WHERE e.occurred_at = x.occurred_at AND e.id = x.event_id) e ON true
+         ORDER BY x.occurred_at DESC, x.event_id DESC'
+      END
+      USING v_company, p_client, p_route, p_status_min, p_status_max, v_month, v_month + interval '1 month',
+        coalesce(p_after, '-infinity'), coalesce(p_before, 'infinity'), v_at, v_id, v_batch, p_resource
+    LOOP
+      v_read := v_read + 1;
+      v_at := v_row.at;
+      v_id := v_row.at_id;
+      IF v_row.hit THEN
+        RETURN QUERY SELECT v_row.id, v_row.occurred_at, v_row.request_id, v_row.client, v_row.address, v_row.method, v_row.route,
+          v_row.path_params, v_row.query, v_row.status, v_row.resource_ids, v_row.truncated, false;
+        v_found := v_found + 1;
         IF v_found >= p_limit THEN RETURN; END IF;
-      END LOOP;
-    END IF;
+      END IF;
+    END LOOP;
     v_examined := v_examined + v_read;
     IF v_read < v_batch THEN
       -- The month is read to its start: go on with the month before it.
