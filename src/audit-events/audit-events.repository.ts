@@ -22,6 +22,7 @@ export interface AuditEventRow {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
 /** What one call of the read function found: its events, and where its scan stopped when the bound ended it first. */
@@ -87,7 +88,7 @@ export class AuditEventsRepository implements OnModuleDestroy {
       await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
       const { rows } = await client.query<AuditEventRow & { scan_end: boolean }>(
         `SELECT e.id::text AS key, ${micros('e.occurred_at')} AS position, ${iso('e.occurred_at')} AS occurred_at, e.request_id, e.client,
-           e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.scan_end
+           e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.attempts, e.scan_end
          FROM ${AUDIT_READ_FUNCTION.replace(/\(.*\)/, '')}($1, $2, $3, $4, $5, $6, $7,
            CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10, $11) e`,
         [

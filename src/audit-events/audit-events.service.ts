@@ -130,6 +130,7 @@ export class AuditEventsService {
       status: row.status,
       resource_ids: row.resource_ids,
       truncated: row.truncated,
+      attempts: row.attempts,
     };
   }
 }

@@ -16,10 +16,11 @@ export interface AuditRecord {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
 const RECORD_COLUMNS = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at, request_id, company, client,
-  address, method, route, path_params, query, status, resource_ids, truncated`;
+  address, method, route, path_params, query, status, resource_ids, truncated, attempts`;
 
 /** Rows per statement of an export: memory stays flat however long the window. */
 const EXPORT_BATCH = 1000;

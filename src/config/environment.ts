@@ -182,6 +182,11 @@ export class EnvironmentVariables {
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
   RATE_LIMIT_TOKEN?: string;
 
+  /** Failed authentications (401) per client address; past it the address is answered 429 before its credentials are checked. */
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 100/60' })
+  RATE_LIMIT_UNAUTHENTICATED?: string;
+
   @IsOptional()
   @Satisfies(isTrustProxy, 'must be comma-separated addresses or CIDRs, or loopback, linklocal, uniquelocal')
   TRUST_PROXY?: string;

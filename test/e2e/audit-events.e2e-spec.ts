@@ -27,6 +27,7 @@ interface Event {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
 type Http = ReturnType<typeof request>;
@@ -168,6 +169,7 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
       status: 200,
       resource_ids: [a.meeting.publicId],
       truncated: false,
+      attempts: 1,
     });
     const refused = events.find((e) => e.request_id === actsA.tokenRefused)!;
     expect(refused).toMatchObject({ method: 'POST', route: 'POST /oauth/token', status: 401, resource_ids: [] });

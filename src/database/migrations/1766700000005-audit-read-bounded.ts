@@ -13,6 +13,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * examined, from which the next page continues. A new argument and a new column: the old
  * signature is dropped (the API role's EXECUTE is granted again by `migration:run`).
  *
+ * The trail gains `attempts` (default 1): failed authentication is recorded once per address,
+ * reason and window, the row standing for that many requests (src/audit/audit-failures.ts), and
+ * the function returns it.
+ *
  * No new index: with the bound, every read is at most AUDIT_SCAN_ROWS rows of an index already
  * there (`audit_events_company_time_idx`, `audit_events_company_client_idx`,
  * `audit_event_resources_lookup_idx`), measured in test/e2e/audit-events.e2e-spec.ts.
@@ -30,12 +34,13 @@ export class AuditReadBounded1766700000005 implements MigrationInterface {
 }
 
 const UP: string[] = [
+  `ALTER TABLE audit_events ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 1`,
   `DROP FUNCTION IF EXISTS app_audit_events(text, text, integer, integer, text, timestamptz, timestamptz, timestamptz, bigint, integer)`,
   `CREATE OR REPLACE FUNCTION app_audit_events(
     p_client text, p_route text, p_status_min integer, p_status_max integer, p_resource text,
     p_after timestamptz, p_before timestamptz, p_at timestamptz, p_id bigint, p_limit integer, p_scan integer)
   RETURNS TABLE (id bigint, occurred_at timestamptz, request_id text, client text, address text, method text, route text,
-    path_params jsonb, query jsonb, status integer, resource_ids jsonb, truncated boolean, scan_end boolean)
+    path_params jsonb, query jsonb, status integer, resource_ids jsonb, truncated boolean, attempts integer, scan_end boolean)
   LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
   -- Every statement here reads one index range in order and stops at the page: never a bitmap of
   -- all the month's matches sorted afterwards, which the planner may prefer for a range it
@@ -100,14 +105,14 @@ BEGIN
     -- index rows, each joined to its event by key. Each row says whether it passes the filters.
     FOR v_row IN EXECUTE CASE WHEN p_resource IS NULL THEN
         'SELECT e.id AS at_id, e.occurred_at AS at, e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route, e.path_params,
-           e.query, e.status, e.resource_ids, e.truncated, (' || v_hit || ') AS hit
+           e.query, e.status, e.resource_ids, e.truncated, e.attempts, (' || v_hit || ') AS hit
          FROM audit_events e
          WHERE e.company = $1 AND e.occurred_at >= $6 AND e.occurred_at < $7 AND e.occurred_at > $8 AND e.occurred_at < $9
            AND (e.occurred_at, e.id) < ($10, $11)' || CASE WHEN p_client IS NULL THEN '' ELSE ' AND e.client = $2' END || '
          ORDER BY e.occurred_at DESC, e.id DESC LIMIT $12'
       ELSE
         'SELECT x.event_id AS at_id, x.occurred_at AS at, e.id, e.occurred_at, e.request_id, e.client, e.address, e.method, e.route,
-           e.path_params, e.query, e.status, e.resource_ids, e.truncated,
+           e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.attempts,
            (e.id IS NOT NULL AND e.company = $1 AND ($2::text IS NULL OR e.client = $2) AND ' || v_hit || ') AS hit
          FROM (SELECT x.occurred_at, x.event_id FROM audit_event_resources x
                WHERE x.company = $1 AND x.resource_id = $13 AND x.occurred_at >= $6 AND x.occurred_at < $7
@@ -124,7 +129,7 @@ BEGIN
       v_id := v_row.at_id;
       IF v_row.hit THEN
         RETURN QUERY SELECT v_row.id, v_row.occurred_at, v_row.request_id, v_row.client, v_row.address, v_row.method, v_row.route,
-          v_row.path_params, v_row.query, v_row.status, v_row.resource_ids, v_row.truncated, false;
+          v_row.path_params, v_row.query, v_row.status, v_row.resource_ids, v_row.truncated, v_row.attempts, false;
         v_found := v_found + 1;
         IF v_found >= p_limit THEN RETURN; END IF;
       END IF;
@@ -137,7 +142,7 @@ BEGIN
       -- The bound is spent before the page filled: one last row that is not an event, the position
       -- of the last row examined, from which the next call goes on.
       RETURN QUERY SELECT v_id, v_at, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::jsonb,
-        NULL::integer, NULL::jsonb, NULL::boolean, true;
+        NULL::integer, NULL::jsonb, NULL::boolean, NULL::integer, true;
       RETURN;
     END IF;
   END LOOP;
@@ -249,4 +254,5 @@ BEGIN
   END LOOP;
 END $$`,
   `REVOKE ALL ON FUNCTION app_audit_events(text, text, integer, integer, text, timestamptz, timestamptz, timestamptz, bigint, integer) FROM PUBLIC`,
+  `ALTER TABLE audit_events DROP COLUMN IF EXISTS attempts`,
 ];
