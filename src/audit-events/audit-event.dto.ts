@@ -63,6 +63,14 @@ export class AuditEventDto {
 
   @ApiProperty({ description: 'The stored path parameters or query were cut to their bounds: the row is not the whole request.' })
   truncated: boolean;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description:
+      'How many requests the event stands for: 1, except for failed authentication (401, and 429 refusals of an address past its failures), recorded once per address, reason and minute with the number of attempts; the event describes the first of them.',
+  })
+  attempts: number;
 }
 
 export const AuditEventsPageEnvelope = PageEnvelope(AuditEventDto, 'AuditEventsPageEnvelope');

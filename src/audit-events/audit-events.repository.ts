@@ -1,9 +1,11 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AUDIT_READ_FUNCTION, AuditEventFilters } from '../audit/audit-read-sql';
+import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
+import { CompanyShare } from './company-share';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
 export interface AuditEventRow {
@@ -20,26 +22,47 @@ export interface AuditEventRow {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
-/** A statement on the trail never runs longer than this: every page's plan is an ordered index range. */
+/** What one call of the read function found: its events, and where its scan stopped when the bound ended it first. */
+export interface AuditEventScan {
+  rows: AuditEventRow[];
+  /** The keyset position of the last row examined, when AUDIT_SCAN_ROWS ended the read before the page filled. */
+  scanEnd: [string, string] | null;
+}
+
+/**
+ * A statement on the trail never runs longer than this: every page's plan is an ordered index
+ * range of at most AUDIT_SCAN_ROWS rows. A read waiting for its company's turn waits as long.
+ */
 const READ_TIMEOUT_MS = 10_000;
+
+/** Reads of one company that may wait for its turn; more answer 503 at once. */
+const MAX_WAITING_PER_COMPANY = 20;
 
 /**
  * Reads a company's own trail, where it lives (the main database, or AUDIT_DATABASE_URL's),
  * as the API role: through `app_audit_events` only (src/audit/audit-read-sql.ts), in a short
- * transaction that names the company. Its own two connections: reading the trail never takes a
- * connection the fail-closed writes of every read need.
+ * transaction that names the company. Its own connections (AUDIT_READ_POOL_SIZE): reading the
+ * trail never takes a connection the fail-closed writes of every read need. One company holds at
+ * most half of them (`CompanyShare`): its other reads wait behind its own, so another company's
+ * read always finds a connection.
  */
 @Injectable()
 export class AuditEventsRepository implements OnModuleDestroy {
   private readonly logger = new Logger('AuditEvents');
   private readonly pool: Pool;
+  private readonly scanRows: number;
+  readonly share: CompanyShare;
 
-  constructor(urls: DatabaseUrls, metrics: Metrics) {
+  constructor(urls: DatabaseUrls, metrics: Metrics, config: AppConfig) {
+    const { poolSize, scanRows } = config.auditRead;
+    this.scanRows = scanRows;
+    this.share = new CompanyShare(Math.max(1, Math.floor(poolSize / 2)), MAX_WAITING_PER_COMPANY);
     this.pool = new Pool({
       connectionString: urls.audit,
-      max: 2,
+      max: poolSize,
       application_name: 'conversation-read-api-audit-reader',
       connectionTimeoutMillis: READ_TIMEOUT_MS,
       statement_timeout: READ_TIMEOUT_MS,
@@ -49,18 +72,25 @@ export class AuditEventsRepository implements OnModuleDestroy {
     metrics.watchPool('audit_reader', this.pool);
   }
 
-  /** Up to `limit` events of `company` (its public id) after `position`, newest first. */
-  async page(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventRow[]> {
+  /**
+   * Up to `limit` events of `company` (its public id) after `position`, newest first, from at most
+   * AUDIT_SCAN_ROWS rows examined: fewer when the bound ended the read first (`scanEnd`).
+   */
+  page(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventScan> {
+    return this.share.run(company, READ_TIMEOUT_MS, () => this.read(company, filters, position, limit));
+  }
+
+  private async read(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventScan> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
-      const { rows } = await client.query<AuditEventRow>(
+      const { rows } = await client.query<AuditEventRow & { scan_end: boolean }>(
         `SELECT e.id::text AS key, ${micros('e.occurred_at')} AS position, ${iso('e.occurred_at')} AS occurred_at, e.request_id, e.client,
-           e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated
+           e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.attempts, e.scan_end
          FROM ${AUDIT_READ_FUNCTION.replace(/\(.*\)/, '')}($1, $2, $3, $4, $5, $6, $7,
-           CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10) e`,
+           CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10, $11) e`,
         [
           filters.client ?? null,
           filters.route ?? null,
@@ -72,10 +102,13 @@ export class AuditEventsRepository implements OnModuleDestroy {
           position?.[0] ?? null,
           position?.[1] ?? null,
           limit,
+          this.scanRows,
         ],
       );
       await client.query('COMMIT');
-      return rows;
+      const last = rows[rows.length - 1];
+      if (last?.scan_end) return { rows: rows.slice(0, -1).map(withoutScanEnd), scanEnd: [last.position, last.key] };
+      return { rows: rows.map(withoutScanEnd), scanEnd: null };
     } catch (error) {
       await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
       throw error;
@@ -88,3 +121,5 @@ export class AuditEventsRepository implements OnModuleDestroy {
     await this.pool.end();
   }
 }
+
+const withoutScanEnd = ({ scan_end: _end, ...row }: AuditEventRow & { scan_end: boolean }): AuditEventRow => row;

@@ -21,6 +21,8 @@ export interface AuditEvent {
   resourceIds: string[];
   /** True when the stored path parameters or query were cut to the documented bounds (AUDIT_LIMITS). */
   truncated: boolean;
+  /** Requests the row stands for: more than one for failed authentication aggregated per address (audit-failures.ts). */
+  attempts?: number;
 }
 
 /**

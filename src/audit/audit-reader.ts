@@ -16,10 +16,11 @@ export interface AuditRecord {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
 const RECORD_COLUMNS = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at, request_id, company, client,
-  address, method, route, path_params, query, status, resource_ids, truncated`;
+  address, method, route, path_params, query, status, resource_ids, truncated, attempts`;
 
 /** Rows per statement of an export: memory stays flat however long the window. */
 const EXPORT_BATCH = 1000;
@@ -44,7 +45,7 @@ export class AuditReader {
       await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
       const { rows } = await client.query<AuditRecord>(
         `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
-         FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8) e
+         FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8, NULL) e
          ORDER BY e.occurred_at, e.id`,
         [
           filters.client ?? null,

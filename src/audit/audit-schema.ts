@@ -49,6 +49,9 @@ export const AUDIT_SCHEMA = [
   ) PARTITION BY RANGE (occurred_at)`,
   `CREATE INDEX IF NOT EXISTS audit_events_company_time_idx ON audit_events (company, occurred_at, id)`,
   `CREATE INDEX IF NOT EXISTS audit_events_request_idx ON audit_events (request_id)`,
+  // Failed authentication is recorded per address, reason and window (audit-failures.ts): a row
+  // then stands for `attempts` requests, the first of which it describes.
+  `ALTER TABLE audit_events ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 1`,
 ];
 
 /** Months of partitions kept ready ahead of now. */

@@ -18,9 +18,9 @@ const MAX_BATCH = 500;
 const MAX_IN_FLIGHT = 4;
 
 const INSERT = `INSERT INTO audit_events
-  (occurred_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids, truncated)
+  (occurred_at, request_id, company, client, address, method, route, path_params, query, status, resource_ids, truncated, attempts)
   SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::jsonb[], $9::jsonb[], $10::int[], $11::jsonb[], $12::boolean[])`;
+    $8::jsonb[], $9::jsonb[], $10::int[], $11::jsonb[], $12::boolean[], $13::int[])`;
 
 /**
  * The audit trail, written with group commit: rows that arrive while a batch is being
@@ -41,6 +41,7 @@ export class AuditTrail implements OnModuleDestroy {
   private pending: Waiting[] = [];
   private inFlight = 0;
   private scheduled = false;
+  private readonly closing: Array<() => void> = [];
   /** Counters since start: rows committed, batches written, best-effort rows lost, fail-closed writes refused. */
   readonly stats = { written: 0, batches: 0, lost: 0, refused: 0 };
 
@@ -127,8 +128,14 @@ export class AuditTrail implements OnModuleDestroy {
     if (!rows[0]?.ok) throw new Error('the audit role may not insert into audit_events');
   }
 
+  /** Runs `hand` before the trail closes, so rows still gathered elsewhere are queued in time. */
+  beforeClose(hand: () => void): void {
+    this.closing.push(hand);
+  }
+
   /** Lets queued rows be written (each write is bounded by the timeouts), then closes the pool. */
   async onModuleDestroy(): Promise<void> {
+    for (const hand of this.closing.splice(0)) hand();
     const deadline = Date.now() + 2 * this.timeoutMs;
     while ((this.pending.length || this.inFlight) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.pool.end();
@@ -203,6 +210,7 @@ export class AuditTrail implements OnModuleDestroy {
         column((e) => e.status),
         column((e) => JSON.stringify(e.resourceIds)),
         column((e) => e.truncated),
+        column((e) => e.attempts ?? 1),
       ],
     });
   }

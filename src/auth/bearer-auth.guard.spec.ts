@@ -4,6 +4,9 @@ import { ClsService } from 'nestjs-cls';
 import { caught, httpContext } from '../../test/support/execution-context';
 import { ApiError } from '../common/errors/api-error';
 import { Principal } from '../common/http/request-context';
+import { loadConfig } from '../config/app-config';
+import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
+import { MemoryRateLimitStore } from '../rate-limit/memory-rate-limit-store';
 import { AuthErrors } from './auth-errors';
 import { Public } from './auth.decorators';
 import { BearerAuthGuard } from './bearer-auth.guard';
@@ -67,7 +70,11 @@ describe('BearerAuthGuard', () => {
       get: (key: string) => cls.get(key),
     } as unknown as ClsService;
     strategy = new BearerStrategy(credentials, fakeCls);
-    guard = new BearerAuthGuard(new Reflector(), strategy);
+    guard = new BearerAuthGuard(
+      new Reflector(),
+      strategy,
+      new FailedAuthLimit(new MemoryRateLimitStore(), loadConfig({ NODE_ENV: 'test', RATE_LIMIT_UNAUTHENTICATED: '3/60' })),
+    );
   });
   afterEach(() => strategy.onApplicationShutdown());
 
@@ -117,6 +124,20 @@ describe('BearerAuthGuard', () => {
   });
 
   describe('refuses', () => {
+    it('an address past RATE_LIMIT_UNAUTHENTICATED failures: 429 RATE_LIMIT_EXCEEDED with Retry-After, its token never checked', async () => {
+      for (let i = 0; i < 3; i++) expectApiError(await caught(() => run('Bearer unknown-token').outcome), 401, 'INVALID_ACCESS_TOKEN', INVALID_CHALLENGE);
+      checked = [];
+      for (const authorization of ['Bearer good-token', undefined]) {
+        const error = (await caught(() => run(authorization).outcome)) as ApiError;
+        expect({ status: error.status, code: error.code }).toEqual({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
+        expect(Number(error.headers['Retry-After'])).toBeGreaterThan(0);
+        expect(error.headers['RateLimit-Policy']).toBe('"unauthenticated";q=3;w=60');
+      }
+      expect(checked).toEqual([]);
+      // Another address is served; a success spends nothing.
+      await expect(run('Bearer good-token', { ip: '198.51.100.7' }).outcome).resolves.toBe(true);
+    });
+
     it('no Authorization header: 401 MISSING_ACCESS_TOKEN with a bare Bearer challenge', async () => {
       expectApiError(await caught(() => run(undefined).outcome), 401, 'MISSING_ACCESS_TOKEN', CHALLENGE);
       expect(checked).toEqual([]);

@@ -3,26 +3,38 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { AuthErrors } from './auth-errors';
+import { ApiError } from '../common/errors/api-error';
 import { IS_PUBLIC } from '../contract/route-metadata';
+import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
 import { BearerStrategy } from './bearer.strategy';
 
 /**
  * First global guard: every route needs a valid bearer token unless marked @Public(), so a
  * route that forgets its decorator fails closed. Answers 401 MISSING_ACCESS_TOKEN or
- * INVALID_ACCESS_TOKEN, or 403 API_ACCESS_DISABLED (from the credential check).
+ * INVALID_ACCESS_TOKEN, or 403 API_ACCESS_DISABLED (from the credential check). An address that
+ * failed authentication too often is answered 429 before its token is read (FailedAuthLimit),
+ * and each 401 counts against its address.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard() {
   constructor(
     private readonly reflector: Reflector,
     strategy: BearerStrategy,
+    private readonly failures: FailedAuthLimit,
   ) {
     super({ defaultStrategy: strategy.registeredName, session: false });
   }
 
-  override canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
-    return super.canActivate(context) as Promise<boolean>;
+    const address = context.switchToHttp().getRequest<Request>().ip;
+    await this.failures.refuseIfExceeded(address);
+    try {
+      return (await super.canActivate(context)) as boolean;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) await this.failures.failed(address);
+      throw error;
+    }
   }
 
   override handleRequest<T>(error: unknown, principal: T | false, _info: unknown, context: ExecutionContext): T {

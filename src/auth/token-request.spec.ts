@@ -35,9 +35,9 @@ describe('readTokenRequest', () => {
   });
 
   it('treats parameters without a value as omitted (RFC 6749 §3.2)', () => {
-    expect(readTokenRequest({ ...grant, client_id: 'a', client_secret: 'b', scope: '' }, undefined).scope).toBeUndefined();
-    expect(readTokenRequest({ ...grant, client_id: 'a', client_secret: 'b', scope: '   ' }, undefined).scope).toBeUndefined();
+    expect(readTokenRequest({ ...grant, client_id: '', client_secret: '' }, basic('a:b')).clientId).toBe('a');
   });
+
 
   it.each([
     ['no grant_type', {}, undefined, 'INVALID_REQUEST'],
@@ -51,6 +51,8 @@ describe('readTokenRequest', () => {
     ['Basic that is not base64', grant, 'Basic ***', 'INVALID_CLIENT'],
     ['Basic with a bad percent-escape', grant, basic('cli_a:%E0%A4%A'), 'INVALID_CLIENT'],
     ['another scheme', grant, 'Bearer abc', 'INVALID_CLIENT'],
+    ['an empty scope (a scope is one or more names, RFC 6749 §3.3)', { ...grant, client_id: 'a', client_secret: 'b', scope: '' }, undefined, 'INVALID_SCOPE'],
+    ['a scope of spaces only', { ...grant, client_id: 'a', client_secret: 'b', scope: '   ' }, undefined, 'INVALID_SCOPE'],
   ])('refuses %s', (_case, body, authorization, code) => {
     expect(failure(() => readTokenRequest(body, authorization)).code).toBe(code);
   });

@@ -19,7 +19,10 @@ type Field = (typeof FIELDS)[number];
 /**
  * Reads `POST /oauth/token` (RFC 6749 §4.4 and §2.3.1): the parsed form body and the
  * Authorization header. Parameters given twice are `invalid_request`; parameters sent
- * without a value count as omitted (RFC 6749 §3.2); unknown parameters are ignored (§3.2).
+ * without a value count as omitted (RFC 6749 §3.2), except `scope`: a scope is one or more
+ * names (§3.3), and omitting it grants every scope of the credential, so `scope=` (or only
+ * spaces) is refused with `invalid_scope` rather than read as "everything"; unknown
+ * parameters are ignored (§3.2).
  * The client authenticates either in the body or with HTTP Basic, never both.
  */
 export function readTokenRequest(body: unknown, authorization: string | undefined): TokenRequest {
@@ -27,8 +30,7 @@ export function readTokenRequest(body: unknown, authorization: string | undefine
   if (form.grant_type === undefined) throw new ApiError('INVALID_REQUEST', 'grant_type is required; use grant_type=client_credentials.');
   if (form.grant_type !== CLIENT_CREDENTIALS_GRANT)
     throw new ApiError('UNSUPPORTED_GRANT_TYPE', 'Only grant_type=client_credentials is supported.');
-  const names = form.scope?.split(' ').filter(Boolean);
-  const scope = names?.length ? names : undefined;
+  const scope = readScope(body);
 
   if (authorization !== undefined) {
     const basic = readBasic(authorization);
@@ -57,6 +59,15 @@ export function claimedClientId(body: unknown, authorization: string | undefined
   } catch {
     return undefined;
   }
+}
+
+/** The scope names asked for; undefined when `scope` is absent; `invalid_scope` when it is present but names none. */
+function readScope(body: unknown): string[] | undefined {
+  const value = (body as Record<string, unknown> | null | undefined)?.scope;
+  if (value === undefined) return undefined;
+  const names = String(value).split(' ').filter(Boolean);
+  if (!names.length) throw new ApiError('INVALID_SCOPE', 'scope must name one or more scopes; omit it to ask for every scope of the client.');
+  return names;
 }
 
 function readFields(body: unknown): Partial<Record<Field, string>> {

@@ -12,7 +12,7 @@ export class TokenRequestForm {
   @ApiPropertyOptional({ description: 'The client secret, unless sent with HTTP Basic.' })
   client_secret?: string;
 
-  @ApiPropertyOptional({ description: `Space-separated scopes; omitted: every scope of the client. Scopes: ${ALL_SCOPES.join(' ')}.` })
+  @ApiPropertyOptional({ description: `Space-separated scopes, one or more; omitted: every scope of the client; present but empty (or only spaces): \`400 invalid_scope\`. Scopes: ${ALL_SCOPES.join(' ')}.` })
   scope?: string;
 }
 

@@ -3,6 +3,7 @@ import { ClsService } from 'nestjs-cls';
 import { ApiError } from '../common/errors/api-error';
 import { RequestStore, TokenSubject } from '../common/http/request-context';
 import { parseId } from '../common/ids/public-id';
+import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
 import { AccessTokens } from './access-tokens';
 import { CredentialsService } from './credentials.service';
 import { ALL_SCOPES } from '../contract/scopes';
@@ -23,6 +24,7 @@ export class TokenService {
     private readonly credentials: CredentialsService,
     private readonly tokens: AccessTokens,
     private readonly cls: ClsService<RequestStore>,
+    private readonly failures: FailedAuthLimit,
   ) {}
 
   async issue(body: unknown, authorization: string | undefined, address: string | undefined): Promise<TokenResponse> {
@@ -30,7 +32,14 @@ export class TokenService {
     // For the audit trail: the client id claimed (when it is shaped like one), and its company when that client exists.
     const subject: TokenSubject = { client: parseId('client', request.clientId) ?? undefined };
     this.cls.set('tokenSubject', subject);
-    const client = await this.credentials.authenticateClient(request.clientId, request.clientSecret, address, request.basic, subject);
+    // An address that failed too often is refused before the secret is checked (a hash, a lookup).
+    await this.failures.refuseIfExceeded(address);
+    const client = await this.credentials
+      .authenticateClient(request.clientId, request.clientSecret, address, request.basic, subject)
+      .catch(async (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) await this.failures.failed(address);
+        throw error;
+      });
     const scopes = grantedScopes(request.scope, client.scopes);
     const issued = this.tokens.issue({
       clientId: client.clientId,

@@ -61,6 +61,9 @@ describe('loadConfig', () => {
       RATE_LIMIT_TOKEN: '50/5',
       TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1',
       AUDIT_TIMEOUT_MS: '500',
+      AUDIT_SCAN_ROWS: '5000',
+      AUDIT_READ_POOL_SIZE: '6',
+      RATE_LIMIT_UNAUTHENTICATED: '30/10',
       PUBLIC_BASE_URL: 'https://api.example.com/conversations/',
       DEMO_ACTIVITY: '1',
       DB_POOL_SIZE: '4',
@@ -84,6 +87,10 @@ describe('loadConfig', () => {
     expect(config.rateLimits.chat_content).toEqual({ limit: 40, windowSeconds: 4 });
     expect(config.trustProxy).toBe('loopback, 10.0.0.0/8, ::1');
     expect(config.auditTimeoutMs).toBe(500);
+    expect(config.auditRead).toEqual({ scanRows: 5000, poolSize: 6 });
+    expect(config.unauthenticatedLimit).toEqual({ limit: 30, windowSeconds: 10 });
+    expect(loadConfig({}).auditRead).toEqual({ scanRows: 10_000, poolSize: 4 });
+    expect(loadConfig({}).unauthenticatedLimit).toEqual({ limit: 100, windowSeconds: 60 });
     expect(config.demoActivity).toBe(true);
     expect(loadConfig({ DEMO_ACTIVITY: '0' }).demoActivity).toBe(false);
   });
@@ -128,6 +135,9 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be development, production or test'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ AUDIT_TIMEOUT_MS: '-1' }, 'AUDIT_TIMEOUT_MS must be an integer number of milliseconds'],
+    [{ AUDIT_SCAN_ROWS: '10' }, 'AUDIT_SCAN_ROWS must be an integer from 100 to 1000000'],
+    [{ AUDIT_READ_POOL_SIZE: '0' }, 'AUDIT_READ_POOL_SIZE must be an integer from 1 to 50'],
+    [{ RATE_LIMIT_UNAUTHENTICATED: '100' }, 'RATE_LIMIT_UNAUTHENTICATED must be <quota>/<window seconds>'],
     [{ MIGRATION_DATABASE_URL: 'postgres://o@db/app' }, 'MIGRATION_DATABASE_URL requires DATABASE_URL'],
     [{ DEMO_ACTIVITY: 'yes' }, 'DEMO_ACTIVITY must be 0 or 1'],
     [{ WEBHOOK_SECRET_KEY: 'short' }, 'WEBHOOK_SECRET_KEY must be at least 32 characters'],

@@ -105,8 +105,12 @@ export class AppConfig {
   readonly cursorSecret?: string;
   readonly secretGraceSeconds: number;
   readonly rateLimits: Record<RateLimitPolicyName, Quota>;
+  /** Failed authentications per client address (RATE_LIMIT_UNAUTHENTICATED). */
+  readonly unauthenticatedLimit: Quota;
   readonly trustProxy?: string;
   readonly auditTimeoutMs: number;
+  /** The audit reader (`GET /v1/audit-events`): rows a page may examine, and its connections (a company holds at most half). */
+  readonly auditRead: { scanRows: number; poolSize: number };
   /** Audit rows that may wait to be written; past that a read answers 503 AUDIT_UNAVAILABLE at once. */
   readonly auditQueueLimit: number;
   /** Audit partitions wholly older than this many days are dropped by `audit:prune`. */
@@ -152,12 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
 
   const rateLimits = Object.fromEntries(
-    RATE_LIMIT_POLICIES.map((policy) => {
-      const [limit, windowSeconds] = String(vars[QUOTA_VARIABLES[policy]] ?? DEFAULT_QUOTAS[policy])
-        .split('/')
-        .map(Number);
-      return [policy, { limit, windowSeconds }];
-    }),
+    RATE_LIMIT_POLICIES.map((policy) => [policy, quotaOf(String(vars[QUOTA_VARIABLES[policy]] ?? DEFAULT_QUOTAS[policy]))]),
   ) as Record<RateLimitPolicyName, Quota>;
 
   return new AppConfig({
@@ -194,8 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     cursorSecret: vars.CURSOR_SECRET,
     secretGraceSeconds: vars.SECRET_GRACE_SECONDS ?? 604_800,
     rateLimits,
+    unauthenticatedLimit: quotaOf(vars.RATE_LIMIT_UNAUTHENTICATED ?? '100/60'),
     trustProxy: vars.TRUST_PROXY,
     auditTimeoutMs: vars.AUDIT_TIMEOUT_MS ?? 2000,
+    auditRead: { scanRows: vars.AUDIT_SCAN_ROWS ?? 10_000, poolSize: vars.AUDIT_READ_POOL_SIZE ?? 4 },
     auditQueueLimit: vars.AUDIT_QUEUE_LIMIT ?? 10_000,
     auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
     changes: {
@@ -261,4 +262,10 @@ function metricsPort(value: string | undefined, fallback = 9464): number | undef
   const port = Number(value ?? fallback);
   if (port > 65535) throw new ConfigError('METRICS_PORT must be a port number or off');
   return port;
+}
+
+/** `<quota>/<window seconds>`, as validated (environment.ts). */
+function quotaOf(text: string): Quota {
+  const [limit, windowSeconds] = text.split('/').map(Number);
+  return { limit, windowSeconds };
 }

@@ -182,6 +182,11 @@ export class EnvironmentVariables {
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
   RATE_LIMIT_TOKEN?: string;
 
+  /** Failed authentications (401) per client address; past it the address is answered 429 before its credentials are checked. */
+  @IsOptional()
+  @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 100/60' })
+  RATE_LIMIT_UNAUTHENTICATED?: string;
+
   @IsOptional()
   @Satisfies(isTrustProxy, 'must be comma-separated addresses or CIDRs, or loopback, linklocal, uniquelocal')
   TRUST_PROXY?: string;
@@ -193,6 +198,16 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntegerIn(10, 60000, ' milliseconds')
   AUDIT_TIMEOUT_MS?: number;
+
+  /** Rows of the trail one `GET /v1/audit-events` page may examine; past that the page is short, with has_more and a cursor. */
+  @IsOptional()
+  @IntegerIn(100, 1_000_000)
+  AUDIT_SCAN_ROWS?: number;
+
+  /** Connections of the audit reader (`GET /v1/audit-events`); one company holds at most half of them. */
+  @IsOptional()
+  @IntegerIn(1, 50)
+  AUDIT_READ_POOL_SIZE?: number;
 
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

@@ -8,6 +8,7 @@ import { ApiError } from '../common/errors/api-error';
 import { JsonText, withIncluded, withIncludedText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
+import { idSetBinding } from '../common/validation/query-params';
 import { ConversationChannel } from './conversation-channel';
 import { ConversationsRepository, MessageRowBase, PositionedRow, StoredColumns, StoredRow } from './conversations.repository';
 import { ConversationPart, GetConversationQuery, ListConversationsQuery, ListMessagesQuery } from './list-conversations.query';
@@ -266,7 +267,7 @@ export class ConversationsService {
     conversationId: string,
     ids?: readonly string[],
   ): CursorBinding {
-    return { route: channel.messagesRoute, company, filters: { ids: ids?.join(',') }, parent: conversationId };
+    return { route: channel.messagesRoute, company, filters: { ids: idSetBinding(ids) }, parent: conversationId };
   }
 
   /** The cursor the messages route answers after the message at `position`: the same binding, the same position. */

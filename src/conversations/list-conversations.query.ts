@@ -1,4 +1,4 @@
-import { DateTimeParam, IncludeParam, LaterThan, PageQuery } from '../common/validation/query-params';
+import { DateTimeParam, idSetBinding, IncludeParam, LaterThan, PageQuery } from '../common/validation/query-params';
 import { Instant } from '../common/validation/instant';
 
 /** Parts a conversation can embed with `include`. */
@@ -28,7 +28,7 @@ export class ListConversationsQuery extends PageQuery {
     return {
       last_message_after: this.last_message_after?.iso,
       last_message_before: this.last_message_before?.iso,
-      ids: this.ids?.join(','),
+      ids: idSetBinding(this.ids),
     };
   }
 }

@@ -1,11 +1,14 @@
-import { RateLimitPolicyName } from '../contract/rate-limit-policies';
+import { RateLimitPolicyName, UNAUTHENTICATED_POLICY } from '../contract/rate-limit-policies';
+
+/** A name a header may carry: a route's policy, or the failed-authentication one. */
+type HeaderPolicyName = RateLimitPolicyName | typeof UNAUTHENTICATED_POLICY;
 
 export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
 export const RATE_LIMIT_HEADER = 'RateLimit';
 
 /** A policy's quota: `limit` units per window of `windowSeconds`; `cost`: the units this request counts (1 unless said). */
 export interface PolicyQuota {
-  policy: RateLimitPolicyName;
+  policy: HeaderPolicyName;
   limit: number;
   windowSeconds: number;
   cost?: number;
@@ -13,7 +16,7 @@ export interface PolicyQuota {
 
 /** Where a policy's partition stands: requests left in the window and whole seconds until it resets. */
 export interface PolicyState {
-  policy: RateLimitPolicyName;
+  policy: HeaderPolicyName;
   remaining: number;
   resetSeconds: number;
 }

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ThrottlerModule, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { RATE_LIMIT_POLICIES } from '../contract/rate-limit-policies';
 import { AppConfig } from '../config/app-config';
+import { FailedAuthLimit } from './failed-auth-limit';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { RATE_LIMIT_OPTIONS, RateLimitOptions, RateLimiter } from './rate-limiter';
 import { RateLimitStore } from './rate-limit-store';
@@ -49,8 +50,9 @@ export class RateLimitModule {
             config.redisUrl ? new RedisRateLimitStore(config.redisUrl, config.redisTimeoutMs) : new MemoryRateLimitStore(),
         },
         RateLimiter,
+        FailedAuthLimit,
       ],
-      exports: [RateLimiter, RateLimitStore],
+      exports: [RateLimiter, RateLimitStore, FailedAuthLimit],
     };
   }
 }

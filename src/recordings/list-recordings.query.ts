@@ -3,6 +3,7 @@ import {
   DateTimeParam,
   EmailFilter,
   EnumFilter,
+  idSetBinding,
   IncludeParam,
   LaterThan,
   PageQuery,
@@ -67,7 +68,7 @@ export class ListRecordingsQuery extends PageQuery {
       type: this.type,
       audience: this.audience,
       has_transcript: this.has_transcript,
-      ids: this.ids?.join(','),
+      ids: idSetBinding(this.ids),
     };
   }
 }

@@ -2,6 +2,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { monthStart, partitionName } from '../../src/audit/audit-schema';
 import { Company } from '../../src/companies/company.entity';
 import { DATA_SCOPES } from '../../src/contract/scopes';
 import { readRolePosture } from '../../src/database/database-role-check';
@@ -26,6 +27,7 @@ interface Event {
   status: number;
   resource_ids: string[];
   truncated: boolean;
+  attempts: number;
 }
 
 type Http = ReturnType<typeof request>;
@@ -167,6 +169,7 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
       status: 200,
       resource_ids: [a.meeting.publicId],
       truncated: false,
+      attempts: 1,
     });
     const refused = events.find((e) => e.request_id === actsA.tokenRefused)!;
     expect(refused).toMatchObject({ method: 'POST', route: 'POST /oauth/token', status: 401, resource_ids: [] });
@@ -318,13 +321,13 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
         await expect(api.query(`SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
       }
       // Without a company named in the transaction, the function refuses.
-      await expect(api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10)')).rejects.toThrow(
+      await expect(api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10, NULL)')).rejects.toThrow(
         /app\.audit_company/,
       );
       // Named, it answers that company's rows only.
       const rows: Array<{ request_id: string }> = await api.transaction(async (m) => {
         await m.query(`SELECT set_config('app.audit_company', $1, true)`, [b.company.publicId]);
-        return m.query('SELECT request_id FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1000)');
+        return m.query('SELECT request_id FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1000, NULL)');
       });
       expect(rows.map((r) => r.request_id)).toEqual(expect.arrayContaining(Object.values(actsB)));
       expect(rows.some((r) => Object.values(actsA).includes(r.request_id))).toBe(false);
@@ -370,7 +373,7 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
             let position: [string | null, string | null] = [null, null];
             for (;;) {
               const [row] = await m.query(
-                `SELECT request_id, occurred_at::text AS at, id::text AS id FROM app_audit_events($1, NULL, NULL, NULL, $2, NULL, NULL, $3, $4, 1)`,
+                `SELECT request_id, occurred_at::text AS at, id::text AS id FROM app_audit_events($1, NULL, NULL, NULL, $2, NULL, NULL, $3, $4, 1, NULL)`,
                 [filters[0], filters[1], ...position],
               );
               if (!row) return ids;
@@ -425,5 +428,112 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
         await trail.end();
       }
     });
+  });
+});
+
+describe('GET /v1/audit-events: no company takes the reader from another', () => {
+  const ROWS = 100_000;
+  const SCAN_ROWS = 10_000; // the default AUDIT_SCAN_ROWS
+  const HOT = `mtg_${'h'.repeat(22)}`;
+  const RARE_ROUTE = 'GET /v1/calls/{call_id}';
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let http: Http;
+  let c: Tenant;
+  let d: Tenant;
+  let auditC: string;
+  let auditD: string;
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+    [c, d] = [await tenant(db, 'Initech'), await tenant(db, 'Umbrella')];
+    app = await createTestApp();
+    http = request(app.getHttpServer());
+    [auditC, auditD] = [await tokenFor(http, c.auditor), await tokenFor(http, d.auditor)];
+    // C's trail: one record named by 100,000 requests of its reader, a few of them 503s, a few on a rare route.
+    const started = Date.now();
+    await db.query(
+      `INSERT INTO audit_events (occurred_at, request_id, company, client, method, route, status, resource_ids)
+       SELECT date_trunc('month', now()) + interval '2 days' - i * interval '1 millisecond', 'req_bulk' || i, $1, $2, 'GET',
+         CASE WHEN i % 10007 = 0 THEN $4 ELSE 'GET /v1/meetings/{meeting_id}' END, CASE WHEN i % 9973 = 0 THEN 503 ELSE 200 END,
+         jsonb_build_array($3::text)
+       FROM generate_series(1, $5::int) i`,
+      [c.company.publicId, c.reader.clientId, HOT, RARE_ROUTE, ROWS],
+    );
+    process.stdout.write(`audit trail of ${ROWS} rows inserted in ${Date.now() - started} ms\n`);
+  }, 60_000);
+  afterAll(async () => {
+    await app.close();
+    await db.destroy();
+  });
+
+  it.each([
+    ['resource_id and status', { resource_id: HOT, status: '5xx' }, 'status >= 500'],
+    ['route', { route: RARE_ROUTE }, `route = '${RARE_ROUTE}'`],
+    ['client_id and status', { client_id: 'READER', status: '503' }, 'status = 503'],
+  ])(
+    'examines at most AUDIT_SCAN_ROWS rows a page for a rare %s filter: short pages with has_more and a cursor, every match found once',
+    async (_label, filters, where) => {
+      const query = Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, v === 'READER' ? c.reader.clientId : v]));
+      const expected: Array<{ request_id: string }> = await db.query(
+        `SELECT request_id FROM audit_events WHERE company = $1 AND request_id LIKE 'req_bulk%' AND ${where} ORDER BY occurred_at DESC, id DESC`,
+        [c.company.publicId],
+      );
+      expect(expected.length).toBeGreaterThan(5);
+      const found: string[] = [];
+      const times: number[] = [];
+      let short = 0;
+      let cursor: string | null = null;
+      do {
+        const started = Date.now();
+        const res = await http
+          .get('/v1/audit-events')
+          .auth(auditC, { type: 'bearer' })
+          .query({ ...query, limit: '100', ...(cursor ? { cursor } : {}) });
+        times.push(Date.now() - started);
+        expect(res.status).toBe(200);
+        if (res.body.pagination.has_more && res.body.data.length < 100) short += 1;
+        found.push(...(res.body.data as Event[]).map((e) => e.request_id).filter((id) => id.startsWith('req_bulk')));
+        cursor = res.body.pagination.next_cursor;
+      } while (cursor);
+      expect(found).toEqual(expected.map((r) => r.request_id));
+      // A page per AUDIT_SCAN_ROWS rows examined, each answered in a small part of the reader's 10 s timeout.
+      expect(short).toBeGreaterThanOrEqual(ROWS / SCAN_ROWS - 1);
+      expect(Math.max(...times)).toBeLessThan(2_000);
+      process.stdout.write(`${_label}: ${times.length} pages, slowest ${Math.max(...times)} ms\n`);
+    },
+  );
+
+  it('[waits] serves another company while one company’s reads hold its share of the reader’s connections', async () => {
+    // C's reads by resource are held deterministically: a partition of the resource index, one no
+    // write goes to (a future month), locked by the owner; D's reads never touch that index.
+    const locker = await ownerDataSource();
+    const runner = locker.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    const partition = partitionName(monthStart(new Date(), 3), 'audit_event_resources');
+    await runner.query(`LOCK TABLE ${partition} IN ACCESS EXCLUSIVE MODE`);
+    try {
+      const held = Array.from({ length: 6 }, () =>
+        http.get('/v1/audit-events').auth(auditC, { type: 'bearer' }).query({ resource_id: HOT, limit: '5' }).then((res) => res.status),
+      );
+      // Half of the reader's 4 connections are C's, waiting on the lock; C's other reads wait behind them.
+      const lockWaits = async () => {
+        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1::regclass AND NOT granted`, [partition]);
+        return n;
+      };
+      await eventually(async () => (await lockWaits()) === 2, 10_000);
+      const started = Date.now();
+      const res = await http.get('/v1/audit-events').auth(auditD, { type: 'bearer' }).query({ limit: '5' }).timeout(5_000);
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(await lockWaits()).toBe(2);
+      await runner.commitTransaction();
+      expect(await Promise.all(held)).toEqual(Array(6).fill(200));
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+      await locker.destroy();
+    }
   });
 });

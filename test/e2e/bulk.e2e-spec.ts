@@ -47,6 +47,24 @@ describe('bulk reads: include and ids', () => {
   const get = (url: string, t = token) => http.get(url).set('Authorization', `Bearer ${t}`);
   const all = async (url: string, t = token): Promise<Json[]> => (await traverse((u) => get(u, t), url, [7, 100, 1])).records;
 
+  /**
+   * A cursor of `path?ids=…` binds the set of ids, not their order: it continues the same ids in
+   * another order and with a repeated one, answering what the first order's next page answers;
+   * it is refused (400 INVALID_CURSOR) for another set.
+   */
+  async function expectCursorBindsIdSet(path: string, ids: string[]): Promise<void> {
+    const first = await get(`${path}?ids=${ids.join(',')}&limit=1`).expect(200);
+    expect(first.body.pagination.has_more).toBe(true);
+    const cursor = first.body.pagination.next_cursor;
+    const next = await get(`${path}?ids=${ids.join(',')}&limit=1&cursor=${cursor}`).expect(200);
+    const reordered = [...ids].reverse();
+    for (const same of [reordered, [...reordered, ids[0]]]) {
+      const res = await get(`${path}?ids=${same.join(',')}&limit=1&cursor=${cursor}`).expect(200);
+      expect(res.body.data).toEqual(next.body.data);
+    }
+    expectError(await get(`${path}?ids=${ids.slice(1).join(',')}&limit=1&cursor=${cursor}`), 400, 'INVALID_CURSOR');
+  }
+
   beforeAll(async () => {
     [db, app] = await Promise.all([ownerDataSource(), createTestApp()]);
     http = request(app.getHttpServer());
@@ -227,6 +245,10 @@ describe('bulk reads: include and ids', () => {
       );
     });
 
+    it('ids: a cursor binds the set of ids, not their order (accepted reordered or with a repeat, refused for another set)', async () => {
+      await expectCursorBindsIdSet(c.path, (await all(c.path)).slice(0, 3).map((r) => r.id));
+    });
+
     it('ids: malformed, of another collection, empty items or more than 100 are 400 INVALID_FILTER', async () => {
       const ids = Array.from({ length: 101 }, () => `${c.prefix}${mintId('meeting').slice(4)}`);
       for (const bad of [
@@ -276,6 +298,13 @@ describe('bulk reads: include and ids', () => {
       expect(counted.headers['ratelimit-policy']).toContain(`"${c.policy}"`);
       const plain = await get(`${c.path}?limit=1`).expect(200);
       expect(plain.headers['ratelimit-policy']).not.toContain(`"${c.policy}"`);
+    });
+
+    it('ids: a cursor binds the set of ids, not their order, on the conversations and on the messages routes', async () => {
+      const conversations = await all(c.path);
+      await expectCursorBindsIdSet(c.path, conversations.slice(0, 3).map((r) => r.id));
+      const withMany = conversations.find((conv) => conv.message_count >= 3) ?? conversations[0];
+      await expectCursorBindsIdSet(`${c.path}/${withMany.id}/messages`, (await messagesOf(withMany.id)).slice(0, 3).map((m) => m.id));
     });
 
     it('ids on the conversations and on the messages routes', async () => {

@@ -50,6 +50,7 @@ describe('admin CLI: audit', () => {
       status: 404,
       resource_ids: ['mtg_1'],
       truncated: false,
+      attempts: 1,
     });
   });
 

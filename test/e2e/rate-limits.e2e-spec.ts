@@ -576,3 +576,70 @@ describe('rate-limit windows', () => {
     });
   });
 });
+
+describe('failed authentication per address (RATE_LIMIT_UNAUTHENTICATED)', () => {
+  const LIMIT = 20;
+  let db: DataSource;
+  let app: NestExpressApplication;
+  let http: Http;
+
+  beforeAll(async () => {
+    db = await ownerDataSource();
+    app = await createTestApp({ env: { RATE_LIMIT_UNAUTHENTICATED: `${LIMIT}/60`, TRUST_PROXY: 'loopback' } });
+    http = request(app.getHttpServer());
+  });
+  afterAll(() => Promise.all([db.destroy(), app.close()]));
+
+  it('answers 429 RATE_LIMIT_EXCEEDED with Retry-After to an address past its failures, valid token or not, on /v1 and the token endpoint; another address is served', async () => {
+    const { clients } = await tenant(db, http);
+    const [client] = clients;
+    const [flooder, neighbour] = ['203.0.113.10', '203.0.113.11'];
+    const failures = await inSequence(LIMIT, () => bearer(http, 'not-a-token', '/v1/meetings').set('X-Forwarded-For', flooder));
+    expect(failures.map((r) => r.status)).toEqual(Array(LIMIT).fill(401));
+    const refused = await bearer(http, client.token, '/v1/meetings').set('X-Forwarded-For', flooder);
+    expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(retryAfterOf(refused)).toBeGreaterThan(0);
+    expect(refused.headers['ratelimit-policy']).toBe(`"unauthenticated";q=${LIMIT};w=60`);
+    const token = await requestToken(http, client).set('X-Forwarded-For', flooder);
+    expect({ status: token.status, error: token.body.error }).toEqual({ status: 429, error: 'RATE_LIMIT_EXCEEDED' });
+    await bearer(http, client.token, '/v1/meetings').set('X-Forwarded-For', neighbour).expect(200);
+    await bearer(http, 'not-a-token', '/v1/meetings').set('X-Forwarded-For', neighbour).expect(401);
+    await requestToken(http, client).set('X-Forwarded-For', neighbour).expect(200);
+  });
+
+  it('counts failed client authentication at the token endpoint toward the same address', async () => {
+    const { clients } = await tenant(db, http);
+    const address = '203.0.113.12';
+    const wrong = { clientId: clients[0].clientId, clientSecret: 'wrong' };
+    const answers = await inSequence(LIMIT + 1, () => requestToken(http, wrong).set('X-Forwarded-For', address));
+    expect(answers.map((r) => r.status)).toEqual([...Array(LIMIT).fill(401), 429]);
+    expectError(await bearer(http, clients[0].token, '/v1/meetings').set('X-Forwarded-For', address), 429, 'RATE_LIMIT_EXCEEDED');
+  });
+
+  it('records a flood in far fewer audit rows than requests, their attempts adding up to every request, by address and reason', async () => {
+    // An app of its own: closing it writes the rows its windows still gather.
+    const flooded = await createTestApp({ env: { RATE_LIMIT_UNAUTHENTICATED: `${LIMIT}/60`, TRUST_PROXY: 'loopback' } });
+    const address = '203.0.113.13';
+    const REQUESTS = 300;
+    try {
+      const server = request(flooded.getHttpServer());
+      const statuses: number[] = [];
+      for (let sent = 0; sent < REQUESTS; sent += 30) {
+        const batch = Array.from({ length: 30 }, () => bearer(server, 'not-a-token', '/v1/meetings').set('X-Forwarded-For', address));
+        statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+      }
+      expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(LIMIT);
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    } finally {
+      await flooded.close();
+    }
+    const rows: Array<{ status: number; rows: number; attempts: number }> = await db.query(
+      `SELECT status, count(*)::int AS rows, sum(attempts)::int AS attempts FROM audit_events WHERE address = $1 GROUP BY status ORDER BY status`,
+      [address],
+    );
+    expect(rows.reduce((sum, r) => sum + r.attempts, 0)).toBe(REQUESTS);
+    // Per reason: ten rows of their own, then one for the rest of the window.
+    for (const r of rows) expect(r.rows).toBeLessThanOrEqual(11);
+    expect(rows.map((r) => r.status)).toEqual([401, 429]);
+  });
+});

@@ -119,9 +119,12 @@ describe('POST /oauth/token', () => {
   });
 
   describe('scope', () => {
-    it('grants every scope of the client when scope is omitted (or empty)', async () => {
+    it('grants every scope of the client when scope is omitted', async () => {
       expect((await requestToken(http, client).expect(200)).body.scope).toBe('meetings.read calls.read transcriptions.read');
-      expect((await requestToken(http, client, { scope: '' }).expect(200)).body.scope).toBe('meetings.read calls.read transcriptions.read');
+    });
+
+    it.each([[''], ['   ']])('answers 400 invalid_scope for scope=%j: a scope is one or more names (RFC 6749 §3.3), not "every scope"', async (scope) => {
+      expectOAuthError(await requestToken(http, client, { scope }), 400, 'invalid_scope');
     });
 
     it('grants exactly the requested subset, in canonical order', async () => {

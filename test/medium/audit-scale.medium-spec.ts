@@ -26,6 +26,8 @@ const CLIENTS = 20;
 const RECORDS = 200_000;
 const CHUNK = 1_000_000;
 const PAGE = 50;
+/** The route's default bound on rows examined (AUDIT_SCAN_ROWS): a page that fills first reads only the page. */
+const SCAN_ROWS = 10_000;
 
 const id = (prefix: string, n: string) => `'${prefix}_' || lpad((${n})::text, 22, '0')`;
 const COMPANY = id('cmp', 'i % ' + COMPANIES);
@@ -160,7 +162,7 @@ describe(`the audit trail at ${ROWS.toLocaleString('en')} rows`, () => {
       }
       await su.query('BEGIN');
       await su.query(`SELECT set_config('app.audit_company', $1, true)`, [TARGET]);
-      await su.query(`SELECT * FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, args);
+      await su.query(`SELECT * FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, args);
       await su.query('COMMIT');
     } finally {
       await su.end();
@@ -186,7 +188,7 @@ describe(`the audit trail at ${ROWS.toLocaleString('en')} rows`, () => {
         await api.query(`SELECT set_config('app.audit_company', $1, true)`, [TARGET]);
         rows = (
           await api.query(
-            `SELECT e.*, e.occurred_at::text AS position FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) e`,
+            `SELECT e.*, e.occurred_at::text AS position FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) e`,
             args,
           )
         ).rows;
@@ -212,6 +214,7 @@ describe(`the audit trail at ${ROWS.toLocaleString('en')} rows`, () => {
     f.at?.[0] ?? null,
     f.at?.[1] ?? null,
     PAGE + 1,
+    SCAN_ROWS,
   ];
 
   const shapes: Array<[string, ReturnType<typeof args>, RegExp]> = [

@@ -41,6 +41,7 @@ export const UNREACHED_RATE_LIMITS = {
   RATE_LIMIT_CHAT_CONTENT: '1000000/60',
   RATE_LIMIT_EXPORT: '1000000/60',
   RATE_LIMIT_TOKEN: '1000000/60',
+  RATE_LIMIT_UNAUTHENTICATED: '1000000/60',
 };
 
 /** The real application, configured for a test database; `env` overrides configuration. */

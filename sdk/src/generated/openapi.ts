@@ -448,7 +448,7 @@ export interface components {
             client_id?: string;
             /** @description The client secret, unless sent with HTTP Basic. */
             client_secret?: string;
-            /** @description Space-separated scopes; omitted: every scope of the client. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read audit.read. */
+            /** @description Space-separated scopes, one or more; omitted: every scope of the client; present but empty (or only spaces): `400 invalid_scope`. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read audit.read. */
             scope?: string;
         };
         TokenResponseDto: {
@@ -1064,6 +1064,8 @@ export interface components {
             resource_ids: string[];
             /** @description The stored path parameters or query were cut to their bounds: the row is not the whole request. */
             truncated: boolean;
+            /** @description How many requests the event stands for: 1, except for failed authentication (401, and 429 refusals of an address past its failures), recorded once per address, reason and minute with the number of attempts; the event describes the first of them. */
+            attempts: number;
         };
         AuditEventsPageEnvelope: {
             data: components["schemas"]["AuditEventDto"][];

@@ -56,7 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         ? { error: oauthErrorOf(error.code), error_description: error.detail }
         : { error: { type: error.type, title: error.title, detail: error.detail, code: error.code, request_id: requestId } };
     res.status(error.status).json(body);
-    this.failures.failed(req, error.status);
+    this.failures.failed(req, error.status, error.code);
   }
 
   private toApiError(exception: unknown, req: Request): ApiError {

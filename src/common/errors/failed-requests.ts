@@ -5,5 +5,5 @@ import type { Request } from 'express';
  * best-effort). Declared here, provided by the audit module: the filter knows nothing of audit.
  */
 export abstract class FailedRequests {
-  abstract failed(req: Request, status: number): void;
+  abstract failed(req: Request, status: number, code: string): void;
 }

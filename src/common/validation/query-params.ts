@@ -181,6 +181,14 @@ export function IdsFilter(kind: IdKind, description: string) {
   );
 }
 
+/**
+ * An `ids` filter as a cursor binds it: the set, not the order (the answer's order is the list's
+ * own, whatever order the ids came in), so a cursor issued for `ids=a,b` continues `ids=b,a`.
+ */
+export function idSetBinding(ids: readonly string[] | undefined): string | undefined {
+  return ids && [...new Set(ids)].sort().join(',');
+}
+
 /** A parameter that may only come without `other` (e.g. a starting point, which a cursor replaces). */
 export function Without(other: string): PropertyDecorator {
   return Check(

@@ -34,6 +34,7 @@ import { SharedRowLocks1766600000000 } from './1766600000000-shared-row-locks';
 import { KindIds1766600000001 } from './1766600000001-kind-ids';
 import { RecordingIdsByKind1766600000002 } from './1766600000002-recording-ids-by-kind';
 import { SharedRowOrder1766600000003 } from './1766600000003-shared-row-order';
+import { AuditReadBounded1766700000005 } from './1766700000005-audit-read-bounded';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   KindIds1766600000001,
   RecordingIdsByKind1766600000002,
   SharedRowOrder1766600000003,
+  AuditReadBounded1766700000005,
 ];
