@@ -11,9 +11,11 @@ import { BearerStrategy } from './bearer.strategy';
 /**
  * First global guard: every route needs a valid bearer token unless marked @Public(), so a
  * route that forgets its decorator fails closed. Answers 401 MISSING_ACCESS_TOKEN or
- * INVALID_ACCESS_TOKEN, or 403 API_ACCESS_DISABLED (from the credential check). An address that
- * failed authentication too often is answered 429 before its token is read (FailedAuthLimit),
- * and each 401 counts against its address.
+ * INVALID_ACCESS_TOKEN, or 403 API_ACCESS_DISABLED (from the credential check). Each 401 counts
+ * against its address (FailedAuthLimit); past the limit the address's failures are answered 429
+ * instead. A valid token is served from any address: a client behind the same NAT as a flood is
+ * not locked out by it, and a request that fails costs only the token's signature check (its
+ * client is looked up only once the signature holds), so refusing it sooner would save nothing.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard() {
@@ -28,11 +30,13 @@ export class BearerAuthGuard extends AuthGuard() {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const address = context.switchToHttp().getRequest<Request>().ip;
-    await this.failures.refuseIfExceeded(address);
     try {
       return (await super.canActivate(context)) as boolean;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) await this.failures.failed(address);
+      if (error instanceof ApiError && error.status === 401) {
+        await this.failures.refuseIfExceeded(address);
+        await this.failures.failed(address);
+      }
       throw error;
     }
   }
