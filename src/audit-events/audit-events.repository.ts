@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
-import { CompanyShare } from './company-share';
+import { companyShare, FairGate } from '../database/fair-gate';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
 export interface AuditEventRow {
@@ -38,28 +38,26 @@ export interface AuditEventScan {
  */
 const READ_TIMEOUT_MS = 10_000;
 
-/** Reads of one company that may wait for its turn; more answer 503 at once. */
-const MAX_WAITING_PER_COMPANY = 20;
-
 /**
  * Reads a company's own trail, where it lives (the main database, or AUDIT_DATABASE_URL's),
  * as the API role: through `app_audit_events` only (src/audit/audit-read-sql.ts), in a short
  * transaction that names the company. Its own connections (AUDIT_READ_POOL_SIZE): reading the
  * trail never takes a connection the fail-closed writes of every read need. One company holds at
- * most half of them (`CompanyShare`): its other reads wait behind its own, so another company's
- * read always finds a connection.
+ * most half of them, through the same fair gate as the request pool (database/fair-gate.ts): its
+ * other reads wait behind its own, round robin with other companies waiting, so another
+ * company's read always finds a connection; a read that waited READ_TIMEOUT_MS is refused (503).
  */
 @Injectable()
 export class AuditEventsRepository implements OnModuleDestroy {
   private readonly logger = new Logger('AuditEvents');
   private readonly pool: Pool;
   private readonly scanRows: number;
-  readonly share: CompanyShare;
+  readonly share: FairGate;
 
   constructor(urls: DatabaseUrls, metrics: Metrics, config: AppConfig) {
     const { poolSize, scanRows } = config.auditRead;
     this.scanRows = scanRows;
-    this.share = new CompanyShare(Math.max(1, Math.floor(poolSize / 2)), MAX_WAITING_PER_COMPANY);
+    this.share = new FairGate(poolSize, companyShare(poolSize, 0.5));
     this.pool = new Pool({
       connectionString: urls.audit,
       max: poolSize,
