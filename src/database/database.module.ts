@@ -4,11 +4,13 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
+import { ExportPool } from './export-pool';
 import { TenantTransaction } from './tenant-transaction';
 
 /**
  * The default data source. The API connects as the API role (reads under row-level
- * security); the CLI connects as the schema owner (writes companies, clients, seeds).
+ * security), with a second pool of the same role for the export streams (ExportPool); the CLI
+ * connects as the schema owner (writes companies, clients, seeds).
  */
 @Global()
 @Module({})
@@ -22,7 +24,7 @@ export class DatabaseModule {
   }
 
   private static build(role: 'api' | 'owner'): DynamicModule {
-    const providers = [TenantTransaction, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
+    const providers = [TenantTransaction, ...(role === 'api' ? [DatabaseRoleCheck, ExportPool] : [])];
     return {
       module: DatabaseModule,
       imports: [
@@ -44,7 +46,7 @@ export class DatabaseModule {
         }),
       ],
       providers,
-      exports: [TenantTransaction],
+      exports: [TenantTransaction, ...(role === 'api' ? [ExportPool] : [])],
     };
   }
 }
