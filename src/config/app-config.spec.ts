@@ -29,6 +29,14 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.redisTimeoutMs).toBe(500);
     expect(config.demoActivity).toBe(false);
+    expect(config.exports).toEqual({
+      exportConcurrency: 2,
+      exportIdleSeconds: 60,
+      poolSize: 4,
+      maxSeconds: 900,
+      minBytesPerMinute: 65_536,
+      rateWindowSeconds: 60,
+    });
     expect(config.rateLimits).toEqual({
       client: { limit: 600, windowSeconds: 60 },
       company: { limit: 1800, windowSeconds: 60 },
@@ -62,6 +70,12 @@ describe('loadConfig', () => {
       AUDIT_TIMEOUT_MS: '500',
       PUBLIC_BASE_URL: 'https://api.example.com/conversations/',
       DEMO_ACTIVITY: '1',
+      EXPORT_CONCURRENCY: '3',
+      EXPORT_IDLE_SECONDS: '30',
+      EXPORT_POOL_SIZE: '8',
+      EXPORT_MAX_SECONDS: '120',
+      EXPORT_MIN_BYTES_PER_MINUTE: '0',
+      EXPORT_RATE_WINDOW_SECONDS: '10',
     });
     expect(config.port).toBe(8080);
     expect(config.publicBaseUrl).toBe('https://api.example.com/conversations');
@@ -80,6 +94,14 @@ describe('loadConfig', () => {
     expect(config.trustProxy).toBe('loopback, 10.0.0.0/8, ::1');
     expect(config.auditTimeoutMs).toBe(500);
     expect(config.demoActivity).toBe(true);
+    expect(config.exports).toEqual({
+      exportConcurrency: 3,
+      exportIdleSeconds: 30,
+      poolSize: 8,
+      maxSeconds: 120,
+      minBytesPerMinute: 0,
+      rateWindowSeconds: 10,
+    });
     expect(loadConfig({ DEMO_ACTIVITY: '0' }).demoActivity).toBe(false);
   });
 
