@@ -30,6 +30,14 @@ describe('loadConfig', () => {
     expect(config.redisTimeoutMs).toBe(500);
     expect(config.demoActivity).toBe(false);
     expect(config.database).toMatchObject({ poolSize: 10, companyShare: 0.5 });
+    expect(config.exports).toEqual({
+      exportConcurrency: 2,
+      exportIdleSeconds: 60,
+      poolSize: 4,
+      maxSeconds: 900,
+      minBytesPerMinute: 65_536,
+      rateWindowSeconds: 60,
+    });
     expect(config.rateLimits).toEqual({
       client: { limit: 600, windowSeconds: 60 },
       company: { limit: 1800, windowSeconds: 60 },
@@ -68,6 +76,12 @@ describe('loadConfig', () => {
       DEMO_ACTIVITY: '1',
       DB_POOL_SIZE: '4',
       DB_POOL_COMPANY_SHARE: '0.25',
+      EXPORT_CONCURRENCY: '3',
+      EXPORT_IDLE_SECONDS: '30',
+      EXPORT_POOL_SIZE: '8',
+      EXPORT_MAX_SECONDS: '120',
+      EXPORT_MIN_BYTES_PER_MINUTE: '0',
+      EXPORT_RATE_WINDOW_SECONDS: '10',
     });
     expect(config.port).toBe(8080);
     expect(config.publicBaseUrl).toBe('https://api.example.com/conversations');
@@ -92,6 +106,14 @@ describe('loadConfig', () => {
     expect(loadConfig({}).auditRead).toEqual({ scanRows: 10_000, poolSize: 4 });
     expect(loadConfig({}).unauthenticatedLimit).toEqual({ limit: 100, windowSeconds: 60 });
     expect(config.demoActivity).toBe(true);
+    expect(config.exports).toEqual({
+      exportConcurrency: 3,
+      exportIdleSeconds: 30,
+      poolSize: 8,
+      maxSeconds: 120,
+      minBytesPerMinute: 0,
+      rateWindowSeconds: 10,
+    });
     expect(loadConfig({ DEMO_ACTIVITY: '0' }).demoActivity).toBe(false);
   });
 

@@ -96,8 +96,20 @@ export class AppConfig {
   };
   /** A list page's byte budget (PAGE_BYTES_MAX): it stops before the item that would pass it. */
   readonly pageBytesMax: number;
-  /** The export stream: at most `exportConcurrency` at once per company; a reader idle `exportIdleSeconds` is cut. */
-  readonly exports: { exportConcurrency: number; exportIdleSeconds: number };
+  /**
+   * The export stream: at most `exportConcurrency` at once per company and `poolSize` at once in
+   * this instance (its own connections); a reader idle `exportIdleSeconds` is cut, as is a stream
+   * older than `maxSeconds`, or one whose reader accepted fewer than `minBytesPerMinute` (scaled
+   * to the window) in a window of `rateWindowSeconds` after the first.
+   */
+  readonly exports: {
+    exportConcurrency: number;
+    exportIdleSeconds: number;
+    poolSize: number;
+    maxSeconds: number;
+    minBytesPerMinute: number;
+    rateWindowSeconds: number;
+  };
   readonly redisUrl?: string;
   /** How long a rate-limit store command may take before the request answers 503. */
   readonly redisTimeoutMs: number;
@@ -186,7 +198,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionMaxUses: vars.DB_CONNECTION_MAX_USES ?? 10_000,
     },
     pageBytesMax: vars.PAGE_BYTES_MAX ?? 4 * 1024 * 1024,
-    exports: { exportConcurrency: vars.EXPORT_CONCURRENCY ?? 2, exportIdleSeconds: vars.EXPORT_IDLE_SECONDS ?? 60 },
+    exports: {
+      exportConcurrency: vars.EXPORT_CONCURRENCY ?? 2,
+      exportIdleSeconds: vars.EXPORT_IDLE_SECONDS ?? 60,
+      poolSize: vars.EXPORT_POOL_SIZE ?? 4,
+      maxSeconds: vars.EXPORT_MAX_SECONDS ?? 900,
+      minBytesPerMinute: vars.EXPORT_MIN_BYTES_PER_MINUTE ?? 65_536,
+      rateWindowSeconds: vars.EXPORT_RATE_WINDOW_SECONDS ?? 60,
+    },
     redisUrl: vars.REDIS_URL,
     redisTimeoutMs: vars.REDIS_TIMEOUT_MS ?? 500,
     jwt: { privateKey: vars.JWT_PRIVATE_KEY, publicKeys: vars.JWT_PUBLIC_KEYS, ttlSeconds: vars.TOKEN_TTL_SECONDS ?? 3600 },

@@ -244,6 +244,26 @@ export class EnvironmentVariables {
   @IntegerIn(1, 3600, ' seconds')
   EXPORT_IDLE_SECONDS?: number;
 
+  /** Connections of the export streams' own pool: also how many exports one instance runs at once, across companies. */
+  @IsOptional()
+  @IntegerIn(1, 100)
+  EXPORT_POOL_SIZE?: number;
+
+  /** An export stream still running this long is cut (the client resumes with after=). */
+  @IsOptional()
+  @IntegerIn(1, 86_400, ' seconds')
+  EXPORT_MAX_SECONDS?: number;
+
+  /** An export stream whose reader accepts fewer bytes than this per minute (after its first window) is cut; 0: no minimum. */
+  @IsOptional()
+  @IntegerIn(0, 1_073_741_824, ' bytes')
+  EXPORT_MIN_BYTES_PER_MINUTE?: number;
+
+  /** The window the minimum rate is measured over (its minimum: EXPORT_MIN_BYTES_PER_MINUTE scaled to the window). */
+  @IsOptional()
+  @IntegerIn(1, 3600, ' seconds')
+  EXPORT_RATE_WINDOW_SECONDS?: number;
+
   /** Connections of the schema owner's pool in the worker and the admin commands. */
   @IsOptional()
   @IntegerIn(1, 200)

@@ -6,11 +6,13 @@ import { Metrics } from '../metrics/metrics';
 import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
 import { PoolGate } from './pool-gate';
+import { ExportPool } from './export-pool';
 import { TenantTransaction } from './tenant-transaction';
 
 /**
  * The default data source. The API connects as the API role (reads under row-level
- * security); the CLI connects as the schema owner (writes companies, clients, seeds).
+ * security), with a second pool of the same role for the export streams (ExportPool); the CLI
+ * connects as the schema owner (writes companies, clients, seeds).
  */
 @Global()
 @Module({})
@@ -33,7 +35,7 @@ export class DatabaseModule {
           ? new PoolGate(config.database.poolSize, config.database.companyShare, config.database.connectTimeoutMs, metrics)
           : PoolGate.open(config.database.connectTimeoutMs, metrics),
     };
-    const providers = [TenantTransaction, gate, ...(role === 'api' ? [DatabaseRoleCheck] : [])];
+    const providers = [TenantTransaction, gate, ...(role === 'api' ? [DatabaseRoleCheck, ExportPool] : [])];
     return {
       module: DatabaseModule,
       imports: [
@@ -55,7 +57,7 @@ export class DatabaseModule {
         }),
       ],
       providers,
-      exports: [TenantTransaction, PoolGate],
+      exports: [TenantTransaction, PoolGate, ...(role === 'api' ? [ExportPool] : [])],
     };
   }
 }

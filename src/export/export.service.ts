@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import type { Socket } from 'node:net';
 import { ClsService } from 'nestjs-cls';
 import { AuditEvent, auditEventOf } from '../audit/audit-event';
 import { AuditTrail, AuditUnavailableError } from '../audit/audit-trail';
@@ -19,9 +20,12 @@ import { ConversationChannel } from '../conversations/conversation-channel';
 import { ConversationsRepository, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
 import { ConversationPart } from '../conversations/list-conversations.query';
 import { ConversationsService, storedColumns } from '../conversations/conversations.service';
+import { ExportPool } from '../database/export-pool';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
 import { Metrics } from '../metrics/metrics';
+import { RateLimiter } from '../rate-limit/rate-limiter';
+import { RATE_LIMIT_HEADER } from '../rate-limit/rate-limit-headers';
 import { RecordingPart } from '../recordings/recording.vocabulary';
 import { RecordingsRepository } from '../recordings/recordings.repository';
 import { RecordingsService } from '../recordings/recordings.service';
@@ -37,8 +41,8 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 const BUSY_RETRY_SECONDS = 30;
 
 /** How an export ended. */
-export type ExportOutcome = 'complete' | 'client_closed' | 'idle_timeout' | 'shutdown' | 'error';
-const OUTCOMES: readonly ExportOutcome[] = ['complete', 'client_closed', 'idle_timeout', 'shutdown', 'error'];
+export type ExportOutcome = 'complete' | 'client_closed' | 'idle_timeout' | 'max_duration' | 'too_slow' | 'shutdown' | 'error';
+const OUTCOMES: readonly ExportOutcome[] = ['complete', 'client_closed', 'idle_timeout', 'max_duration', 'too_slow', 'shutdown', 'error'];
 
 const SCOPE_OF: Record<ExportType, Scope> = { meeting: 'meetings.read', call: 'calls.read', email: 'emails.read', chat: 'chat.read' };
 
@@ -56,19 +60,25 @@ interface Running {
 
 /**
  * `GET /v1/export`: every record of the company's collections from one snapshot, as NDJSON. The
- * order of work: the token's scopes for the types and parts; one of the company's export slots
- * (EXPORT_CONCURRENCY, transaction-scoped advisory locks, so every replica counts the same); the
- * audit row (fail-closed: no byte without it); the feed's position as of the snapshot
+ * order of work: the token's scopes for the types and parts; a connection of the export pool
+ * (EXPORT_POOL_SIZE, never the request pool's: none free is a 429 at once, across companies); one
+ * of the company's export slots (EXPORT_CONCURRENCY, transaction-scoped advisory locks, so every
+ * replica counts the same); a refusal for busy slots or connections gives the `export` quota back;
+ * the audit row (fail-closed: no byte without it); the feed's position as of the snapshot
  * (`Feed-Cursor`, on a first stream only: a resumed one, with `after`, names none, since the
  * client must follow the feed from its first stream's); then the records, batch after batch, each batch read only once the one before
  * was taken by the client (back-pressure), until the trailer line. A reader that takes nothing
- * for EXPORT_IDLE_SECONDS is cut, as is every stream at the drain deadline of a shutdown; each
- * end is audited with its count and outcome.
+ * for EXPORT_IDLE_SECONDS is cut, as is a stream older than EXPORT_MAX_SECONDS, one whose reader
+ * accepted too little in a window (exportRate), and every stream at the drain deadline of a
+ * shutdown; each end is audited with its count and outcome. `HEAD` gets the headers after the
+ * same checks, and nothing else: no slot, no snapshot, no quota.
  */
 @Injectable()
 export class ExportService {
   private readonly logger = new Logger('Export');
   private readonly running = new Set<Running>();
+  /** When each open export snapshot began (ms since the epoch). */
+  private readonly snapshots = new Set<{ since: number }>();
   readonly stats = {
     started: 0,
     records: 0,
@@ -88,6 +98,8 @@ export class ExportService {
     private readonly cls: ClsService<RequestStore>,
     private readonly trail: AuditTrail,
     private readonly config: AppConfig,
+    private readonly pool: ExportPool,
+    private readonly limiter: RateLimiter,
     shutdown: ShutdownState,
     metrics: Metrics,
   ) {
@@ -112,6 +124,9 @@ export class ExportService {
     ]);
     metrics.counter('export_seconds_total', 'Seconds export streams ran, summed.', [{ read: () => this.stats.seconds }]);
     metrics.gauge('exports_running', 'Export streams running now.', [{ read: () => this.running.size }]);
+    metrics.gauge('export_oldest_snapshot_seconds', 'Age of the oldest open export snapshot (it holds back vacuum); 0 when none.', [
+      { read: () => this.oldestSnapshotSeconds() },
+    ]);
   }
 
   async stream(query: ExportQuery, req: Request, res: Response): Promise<void> {
@@ -122,20 +137,25 @@ export class ExportService {
     const from = query.after ? exportTypeOf(query.after)! : types[0];
     if (!types.includes(from)) throw new ApiError('INVALID_FILTER', 'after must be an id of one of the exported collections.');
     const { exportConcurrency, exportIdleSeconds } = this.config.exports;
+    if (req.method === 'HEAD') return this.head(req, res);
 
+    const lease = await this.pool.tryLease();
+    if (!lease) {
+      throw await this.busy(res, `This instance already runs ${this.pool.size} exports (of every company)`);
+    }
     // The records are sent inside the snapshot's transaction; the trailer only once it ended, so
     // a client that starts its next export as soon as this one's trailer arrived finds the slot free.
     let finish: ((failed?: unknown) => Promise<void>) | undefined;
+    const snapshot = { since: Date.now() };
+    let broken = false;
     try {
-      await this.tenant.run(
+      await this.tenant.runSnapshot(
+        lease.client,
         principal.companyId,
         async () => {
+          this.snapshots.add(snapshot);
           if (!(await this.takeSlot(principal.companyId, exportConcurrency))) {
-            throw new ApiError(
-              'RATE_LIMIT_EXCEEDED',
-              `The company already runs ${exportConcurrency} exports; retry after ${BUSY_RETRY_SECONDS} seconds.`,
-              { 'Retry-After': String(BUSY_RETRY_SECONDS) },
-            );
+            throw await this.busy(res, `The company already runs ${exportConcurrency} exports`);
           }
           const started = auditEventOf(req, this.cls, 200);
           await this.audit(started);
@@ -150,15 +170,87 @@ export class ExportService {
             exportIdleSeconds * 1000,
           );
         },
-        { idleMs: (exportIdleSeconds + 30) * 1000 },
+        (exportIdleSeconds + 30) * 1000,
       );
     } catch (error) {
+      // A refusal leaves the connection as it was; anything else may have left it unusable.
+      broken = !(error instanceof ApiError);
       // Before the stream began, the error is the answer; after (its transaction failed to end),
       // the stream ends without its trailer, and the client resumes with after=.
       if (!finish) throw error;
       return finish(error);
+    } finally {
+      this.snapshots.delete(snapshot);
+      lease.release(broken);
     }
     await finish?.(); // set: the transaction's work is the stream
+  }
+
+  /**
+   * `HEAD /v1/export`: the status and headers a GET would start with, after the same checks
+   * (authentication, scopes, the query), and nothing else: no record read, no slot or connection
+   * taken, no snapshot, and the `export` quota given back. No `Feed-Cursor`: it names the snapshot
+   * a GET opens. Audited as a request, never as an export.
+   */
+  private async head(req: Request, res: Response): Promise<void> {
+    const state = await this.limiter.giveBack('export');
+    if (state) res.setHeader(RATE_LIMIT_HEADER, state);
+    await this.audit(auditEventOf(req, this.cls, 200));
+    res.status(200);
+    res.setHeader('Content-Type', 'application/x-ndjson');
+    res.setHeader('Cache-Control', 'no-store');
+    res.end();
+  }
+
+  /**
+   * The refusal when every slot (the company's) or connection (the instance's) is taken: `429`
+   * with `Retry-After`, and the `export` quota this request spent given back, since it did no work.
+   */
+  private async busy(res: Response, why: string): Promise<ApiError> {
+    const state = await this.limiter.giveBack('export');
+    if (state) res.setHeader(RATE_LIMIT_HEADER, state);
+    return new ApiError('RATE_LIMIT_EXCEEDED', `${why}; retry after ${BUSY_RETRY_SECONDS} seconds.`, {
+      'Retry-After': String(BUSY_RETRY_SECONDS),
+    });
+  }
+
+  private oldestSnapshotSeconds(): number {
+    let oldest = Infinity;
+    for (const { since } of this.snapshots) oldest = Math.min(oldest, since);
+    return oldest === Infinity ? 0 : (Date.now() - oldest) / 1000;
+  }
+
+  /**
+   * The stream's bounds in time, beside the idle cut: at EXPORT_MAX_SECONDS it is cut
+   * (`max_duration`); and at the end of each window of EXPORT_RATE_WINDOW_SECONDS but the first
+   * (the first fills the sockets' buffers, and the snapshot's first batches may be slow), a reader
+   * that accepted fewer bytes in that window than EXPORT_MIN_BYTES_PER_MINUTE scaled to it is cut
+   * (`too_slow`). Accepted: taken by the kernel from this process, on the wire (compressed when
+   * the stream is), so a reader on gzip must take as many bytes as one without, and a trickle
+   * that dodges the idle cut still ends. Either way the client resumes with `after=`.
+   */
+  private limitTime(res: Response, running: Running): { stop(): void } {
+    const { maxSeconds, minBytesPerMinute, rateWindowSeconds } = this.config.exports;
+    const deadline = setTimeout(() => running.cut('max_duration'), maxSeconds * 1000);
+    const socket = res.socket;
+    let window: NodeJS.Timeout | undefined;
+    if (minBytesPerMinute > 0 && socket) {
+      const minimum = (minBytesPerMinute * rateWindowSeconds) / 60;
+      let mark = acceptedBy(socket);
+      let first = true;
+      window = setInterval(() => {
+        const accepted = acceptedBy(socket);
+        if (!first && accepted - mark < minimum) running.cut('too_slow');
+        first = false;
+        mark = accepted;
+      }, rateWindowSeconds * 1000);
+    }
+    return {
+      stop: () => {
+        clearTimeout(deadline);
+        clearInterval(window);
+      },
+    };
   }
 
   /** The types asked for (every readable one by default), each readable by the token; else 403. */
@@ -238,6 +330,7 @@ export class ExportService {
     res.once('close', () => {
       if (!res.writableFinished) running.cut('client_closed');
     });
+    const limits = this.limitTime(res, running);
     this.running.add(running);
     this.stats.started++;
     res.status(200);
@@ -329,6 +422,7 @@ export class ExportService {
       await next?.catch(() => undefined);
     }
     const ended = () => {
+      limits.stop();
       this.running.delete(running);
       const seconds = (Date.now() - began) / 1000;
       this.stats.ended[outcome]++;
@@ -400,6 +494,15 @@ export class ExportService {
       done: rows.length < BATCH && read.count === rows.length,
     };
   }
+}
+
+/**
+ * Bytes the kernel took from this socket so far: `bytesWritten` counts what is still queued in
+ * the socket's buffer and in libuv's write queue too, so both are taken off.
+ */
+function acceptedBy(socket: Socket): number {
+  const queued = (socket as unknown as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? 0;
+  return socket.bytesWritten - socket.writableLength - queued;
 }
 
 /** A batch read from the snapshot, rendered when `lines` is called. */

@@ -53,6 +53,23 @@ describe('MemoryRateLimitStore', () => {
     expect(await store.consume([a])).toEqual({ allowed: true, counters: [{ hits: 1, resetMs: 10_000 }] });
   });
 
+  it('refunds a hit of the running window only: never below 0, never into a window that ended', async () => {
+    await store.consume([a, b]);
+    await store.consume([a, b]);
+    now += 1_000;
+    expect(await store.refund([a])).toEqual([{ hits: 1, resetMs: 9_000 }]);
+    expect((await store.consume([a])).allowed).toBe(true);
+    now += 9_000;
+    expect(await store.refund([a, b])).toEqual([
+      { hits: 0, resetMs: 10_000 },
+      { hits: 1, resetMs: 50_000 },
+    ]);
+    expect(await store.refund([b, b])).toEqual([
+      { hits: 0, resetMs: 50_000 },
+      { hits: 0, resetMs: 50_000 },
+    ]);
+  });
+
   it('peeks without counting: an unknown counter has no hits and a whole window ahead', async () => {
     expect(await store.peek([a])).toEqual([{ hits: 0, resetMs: 10_000 }]);
     expect(await store.peek([a])).toEqual([{ hits: 0, resetMs: 10_000 }]);

@@ -43,6 +43,17 @@ export class MemoryRateLimitStore extends RateLimitStore implements OnModuleDest
     return Promise.resolve(demands.map((d) => this.current(d, now)));
   }
 
+  refund(demands: readonly Demand[]): Promise<Counter[]> {
+    const now = this.now();
+    return Promise.resolve(
+      demands.map((demand) => {
+        const window = this.windows.get(demand.key);
+        if (window && window.endsAt > now && window.hits > 0) window.hits--;
+        return this.current(demand, now);
+      }),
+    );
+  }
+
   check(): Promise<void> {
     return Promise.resolve();
   }

@@ -40,6 +40,13 @@ export abstract class RateLimitStore {
   /** The counters as they stand, without a hit (a counter with no window yet: 0 hits, a full window). */
   abstract peek(demands: readonly Demand[]): Promise<Counter[]>;
 
+  /**
+   * Takes back one hit from each counter whose window still runs (a request counted, then refused
+   * for a reason that is not its quota): the counters as they stand after. A window that ended
+   * meanwhile is left alone, so a refund never reaches into a later window's count.
+   */
+  abstract refund(demands: readonly Demand[]): Promise<Counter[]>;
+
   /** Resolves when the store answers; rejects otherwise (readiness). */
   abstract check(): Promise<void>;
 }

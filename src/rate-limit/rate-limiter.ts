@@ -101,6 +101,31 @@ export class RateLimiter {
   }
 
   /**
+   * Gives back what this request spent of `policy`, for a refusal that is not the policy's doing
+   * (every export slot busy: the request did no work). Its counters of that policy lose their hit;
+   * resolves to the `RateLimit` header value as it stands after, or undefined when the request
+   * was not counted under `policy` or the store did not answer (the hit then stays spent: the
+   * refusal is the answer either way, not a 503).
+   */
+  async giveBack(policy: RateLimitPolicyName): Promise<string | undefined> {
+    const counted = this.cls.get('rateLimit');
+    const given = counted?.demands.filter((d) => d.policy === policy) ?? [];
+    if (!counted || !given.length) return undefined;
+    let after: Counter[];
+    try {
+      after = await this.store.refund(given);
+    } catch {
+      return undefined;
+    }
+    const counters = counted.counters.map((counter, i) => {
+      const at = given.indexOf(counted.demands[i] as PolicyDemand);
+      return at === -1 ? counter : after[at];
+    });
+    this.cls.set('rateLimit', { demands: counted.demands, counters });
+    return this.verdict(counted.demands, counters, true).stateHeader;
+  }
+
+  /**
    * Every policy that governs the caller's `/v1` requests and token requests, as it stands
    * after this request was counted (counters this request did not touch are read, not hit).
    * The token policy is reported for this client at this request's address.

@@ -44,8 +44,31 @@ end
 return reply
 `;
 
+/**
+ * KEYS: the counters to take one hit back from. ARGV: per key, its window in milliseconds. A
+ * counter whose window still runs loses one hit (never below 0; its expiry kept); an ended
+ * window is not recreated. Reply: hits and milliseconds left per key, as FIXED_WINDOW_SCRIPT's.
+ */
+const REFUND_SCRIPT = `
+local reply = {}
+for i, key in ipairs(KEYS) do
+  local ttl = redis.call('PTTL', key)
+  local hits = 0
+  if ttl > 0 then
+    hits = tonumber(redis.call('GET', key)) or 0
+    if hits > 0 then hits = redis.call('DECR', key) end
+  else
+    ttl = tonumber(ARGV[i])
+  end
+  reply[2 * i - 1] = hits
+  reply[2 * i] = ttl
+end
+return reply
+`;
+
 interface FixedWindowCommand {
   fixedWindow(keyCount: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
+  refundWindow(keyCount: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
 }
 
 /** How long the service waits at start for a first connection before serving (then 503 until Redis answers). */
@@ -75,6 +98,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
       connectionName: 'conversation-read-api',
     });
     this.redis.defineCommand('fixedWindow', { lua: FIXED_WINDOW_SCRIPT });
+    this.redis.defineCommand('refundWindow', { lua: REFUND_SCRIPT });
     this.redis.on('error', (error: Error) => this.unavailable(error));
     this.redis.on('ready', () => this.recovered());
   }
@@ -87,6 +111,11 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
   async peek(demands: readonly Demand[]): Promise<Counter[]> {
     const [, ...counters] = await this.run(demands, 'peek');
     return pairs(counters);
+  }
+
+  async refund(demands: readonly Demand[]): Promise<Counter[]> {
+    const command = this.redis as unknown as FixedWindowCommand;
+    return pairs(await this.reached(() => command.refundWindow(demands.length, ...demands.map((d) => d.key), ...demands.map((d) => d.windowMs))));
   }
 
   async check(): Promise<void> {
@@ -115,15 +144,17 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
     this.redis.disconnect();
   }
 
-  private async run(demands: readonly Demand[], mode: 'consume' | 'peek'): Promise<number[]> {
+  private run(demands: readonly Demand[], mode: 'consume' | 'peek'): Promise<number[]> {
     const args = demands.flatMap((d) => [d.limit, d.windowMs, d.cost ?? 1]);
+    return this.reached(() =>
+      (this.redis as unknown as FixedWindowCommand).fixedWindow(demands.length, ...demands.map((d) => d.key), mode, ...args),
+    );
+  }
+
+  /** A command's reply; its failure logged once per outage and rethrown. */
+  private async reached(command: () => Promise<number[]>): Promise<number[]> {
     try {
-      const reply = await (this.redis as unknown as FixedWindowCommand).fixedWindow(
-        demands.length,
-        ...demands.map((d) => d.key),
-        mode,
-        ...args,
-      );
+      const reply = await command();
       this.recovered();
       return reply;
     } catch (error) {

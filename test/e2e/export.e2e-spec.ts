@@ -187,7 +187,7 @@ describe('GET /v1/export', () => {
     expect(end.query.export.outcome).toBe('client_closed');
     await eventually(async () => {
       const [{ n }] = await db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'conversation-read-api' AND state LIKE 'idle in transaction%'`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'conversation-read-api%' AND state LIKE 'idle in transaction%'`,
       );
       return n === 0;
     }, 30_000);

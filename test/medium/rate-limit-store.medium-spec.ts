@@ -46,6 +46,26 @@ function storeContract(name: string, open: () => Promise<{ store: RateLimitStore
       expect(counter.resetMs).toBeLessThanOrEqual(30_000);
     });
 
+    it('refunds a hit in the running window (never below 0), and never revives an ended window', async () => {
+      const d = demand(2, 400);
+      await store.consume([d]);
+      await store.consume([d]);
+      expect((await store.consume([d])).allowed).toBe(false);
+      const [back] = await store.refund([d]);
+      expect(back.hits).toBe(1);
+      expect(back.resetMs).toBeLessThanOrEqual(400);
+      expect(await store.consume([d])).toMatchObject({ allowed: true, counters: [{ hits: 2 }] });
+      await store.refund([d]);
+      await store.refund([d]);
+      expect((await store.refund([d]))[0].hits).toBe(0);
+      const unknown = demand(3, 30_000);
+      expect(await store.refund([unknown])).toEqual([{ hits: 0, resetMs: 30_000 }]);
+      expect(await store.peek([unknown])).toEqual([{ hits: 0, resetMs: 30_000 }]);
+      await store.consume([d]);
+      await sleep(450);
+      expect(await store.refund([d])).toEqual([{ hits: 0, resetMs: 400 }]);
+    });
+
     it('ends a window after its length and starts a new one', async () => {
       const d = demand(1, 300);
       expect((await store.consume([d])).allowed).toBe(true);

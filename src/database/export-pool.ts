@@ -1,0 +1,88 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { AppConfig } from '../config/app-config';
+import { DatabaseUrls } from '../config/database-urls';
+import { Metrics, secondsSince } from '../metrics/metrics';
+import { survivePoolErrors } from './pool-errors';
+
+/** A connection of the export pool, held for one export's snapshot. */
+export interface ExportLease {
+  client: PoolClient;
+  /** Gives the connection back (`broken`: closed instead, after a failure that may have left it unusable). */
+  release(broken?: boolean): void;
+}
+
+/**
+ * The export streams' own connections: an export holds its connection for its whole life (its
+ * snapshot's transaction waits on the reader), so exports never take the request pool's, and a
+ * slow reader cannot leave other requests, tokens or readiness without one. Same role, URL and
+ * session settings as the API pool (the tenant transaction sets the rest); watched by the
+ * metrics as `export`. Its size is also the cap on this instance's exports across companies:
+ * `tryLease` answers null at once when every connection is leased, so a new export is refused
+ * rather than left waiting behind a slow reader. (pg's pool has no "connect unless full": its
+ * `connect` queues, hence the count kept here.)
+ */
+@Injectable()
+export class ExportPool implements OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
+  private readonly pool: Pool;
+  private leased = 0;
+
+  constructor(
+    urls: DatabaseUrls,
+    config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
+    const db = config.database;
+    this.size = config.exports.poolSize;
+    this.pool = new Pool({
+      connectionString: urls.api,
+      max: this.size,
+      application_name: 'conversation-read-api-export',
+      connectionTimeoutMillis: db.connectTimeoutMs,
+      statement_timeout: db.statementTimeoutMs,
+      idle_in_transaction_session_timeout: db.idleInTransactionTimeoutMs,
+      keepAlive: true,
+      maxUses: db.connectionMaxUses,
+      maxLifetimeSeconds: db.connectionLifetimeSeconds,
+    });
+    survivePoolErrors(this.pool, this.logger, 'export');
+    metrics.watchPool('export', this.pool);
+  }
+
+  readonly size: number;
+
+  /** Exports holding a connection now (or connecting). */
+  get inUse(): number {
+    return this.leased;
+  }
+
+  /** A connection, or null at once when all of them are leased (no wait behind a running export). */
+  async tryLease(): Promise<ExportLease | null> {
+    if (this.leased >= this.size) return null;
+    this.leased++;
+    let client: PoolClient;
+    const started = process.hrtime.bigint();
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      this.leased--;
+      throw error;
+    }
+    this.metrics.poolWaited('export', secondsSince(started));
+    let released = false;
+    return {
+      client,
+      release: (broken) => {
+        if (released) return;
+        released = true;
+        this.leased--;
+        client.release(broken || undefined);
+      },
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}
