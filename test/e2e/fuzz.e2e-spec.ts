@@ -283,6 +283,9 @@ describe('fuzzing every route (fast-check)', () => {
       presented = t.basic;
     }
     const client = presented && clientOf(presented.clientId);
+    // An empty scope (`scope=`, or only spaces) names nothing: refused before the client is looked at.
+    const scopeField = t.fields.find(([k]) => k === 'scope');
+    if (clean && scopeField && !scopeField[1].split(' ').some(Boolean)) return [400];
     const scopes = value('scope')?.split(' ').filter(Boolean) ?? [];
     if (!clean || !presented || !scopes.every((s) => (client?.scopes ?? ALL_SCOPES).includes(s as Scope))) return [200, 400, 401, 403];
     if (!client || client.clientSecret !== presented.clientSecret) return [401];
