@@ -22,7 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { Socket } from 'node:net';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +30,7 @@ import { freePort } from '../src/database/embedded-postgres';
 import { BenchDatabase } from './database';
 import { createTenant, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
 import { LoadSettings, measure, Measurement, round, Scenario } from './load';
+import type { MixPlan, MixResult } from './neighbours-load';
 import { issueToken } from './scenarios';
 import { deployedNodeOptions, PRODUCTION_ENTRY, RssSampler, ServiceProcess, serviceEnv } from './service';
 
@@ -140,37 +141,30 @@ function deployedMemory(): { heap_cap_mb: number | null; memory_limit_mb: number
 }
 
 /**
- * One export read slowly over a raw socket: ~100 bytes every `everyMs`, the rest left in the
- * kernel's buffers. Resolves at once with what it saw so far (read on `stop()`).
+ * Starts the noisy mix in a child process (dist/bench/neighbours-load.js): `started` once its
+ * clients are running, `result` when its span is over; `stop` ends it early (on a failure).
  */
-function slowExport(baseUrl: string, token: string, everyMs: number) {
-  const url = new URL(baseUrl);
-  const socket = new Socket({ readableHighWaterMark: 1024 } as ConstructorParameters<typeof Socket>[0]);
-  let head = '';
-  let bytes = 0;
-  let failed: string | undefined;
-  socket.on('error', (error) => (failed = error.message));
-  socket.connect(Number(url.port), url.hostname, () => {
-    socket.pause();
-    socket.write(
-      `GET /v1/export?types=meeting&include=transcript,evaluation,answers HTTP/1.1\r\nHost: ${url.host}\r\n` +
-        `Authorization: Bearer ${token}\r\nAccept-Encoding: identity\r\n\r\n`,
-    );
+function startMix(plan: MixPlan): { started: Promise<void>; result: Promise<MixResult>; stop: () => void } {
+  const child = spawn(process.execPath, [join(__dirname, 'neighbours-load.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify(plan));
+  let out = '';
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const result = new Promise<MixResult>((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('started\n')) markStarted();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const last = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as MixResult);
+      else reject(new Error(`the noisy mix exited with ${code}: ${out.slice(-500)}`));
+    });
   });
-  const timer = setInterval(() => {
-    const chunk = socket.read(100) as Buffer | null;
-    if (!chunk) return;
-    bytes += chunk.length;
-    if (head.length < 64) head += chunk.toString('latin1');
-  }, everyMs);
-  return {
-    status: () => failed ?? /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 'no answer yet',
-    bytes: () => bytes,
-    stop: () => {
-      clearInterval(timer);
-      socket.destroy();
-    },
-  };
+  result.catch(() => markStarted());
+  return { started, result, stop: () => child.kill('SIGTERM') };
 }
 
 /** Polls `/health/ready` every 250 ms: a failure is anything but 200 within the probe's 1 s. */
@@ -202,7 +196,9 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
     await seedVolume(env, tenant, { meetings, calls: 0, emails: 0, chats: 0, emailMessages: 1, chatMessages: 1 });
     return tenant;
   };
-  log(`neighbours: seeding B (${size.quietMeetings} meetings), the heavy pages' company, ${size.exporters} exporting companies, the audit company`);
+  log(
+    `neighbours: seeding B (${size.quietMeetings} meetings), the heavy pages' company, ${size.exporters} exporting companies, the audit company`,
+  );
   const quiet = await seed('Neighbours B (measured)', size.quietMeetings);
   const heavy = await seed('Neighbours heavy pages', size.heavyMeetings);
   const exporters: Tenant[] = [];
@@ -241,9 +237,16 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
       path: () => `/v1/meetings/${quietIds[Math.floor(Math.random() * quietIds.length)]}`,
       headers: bearer(quietToken),
     };
-    const page: Scenario = { name: 'b_page', title: 'B: GET /v1/meetings?limit=20', path: '/v1/meetings?limit=20', headers: bearer(quietToken) };
+    const page: Scenario = {
+      name: 'b_page',
+      title: 'B: GET /v1/meetings?limit=20',
+      path: '/v1/meetings?limit=20',
+      headers: bearer(quietToken),
+    };
     const logged = (m: Measurement) => {
-      log(`  ${m.title}: p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms, errors ${m.errors}, non-2xx ${m.non_2xx}, ${m.requests} requests`);
+      log(
+        `  ${m.title}: p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms, errors ${m.errors}, non-2xx ${m.non_2xx}, ${m.requests} requests`,
+      );
       return m;
     };
 
@@ -257,47 +260,36 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
     // A sampler of its own: each measurement resets the service's.
     const memorySampler = new RssSampler(service.pid);
     stops.push(() => memorySampler.stop());
-    const exports = exporters.flatMap((_, i) =>
-      Array.from({ length: size.exportsPerCompany }, () => slowExport(service.baseUrl, exportTokens[i], 3000)),
-    );
-    for (const e of exports) stops.push(e.stop);
-    // The background runs for both of B's measurements, with a margin either side.
+    // The mix runs in a process of its own (neighbours-load.ts): the neighbours' clients never
+    // share an event loop with B's, so B's latencies are the service's, not the load generator's.
+    // It runs for both of B's measurements, with a margin either side.
     const span = 2 * (size.duration + size.warmup) + 4;
-    const background = Promise.all([
-      measure(
-        {
-          name: 'heavy_pages',
-          title: 'GET /v1/meetings?limit=100&ids=…&include=transcript,evaluation,answers',
-          path: `/v1/meetings?limit=100&ids=${heavyIds}&include=transcript,evaluation,answers`,
-          headers: { ...bearer(heavyToken), 'accept-encoding': 'identity' },
-        },
-        settings(size.heavyPages, span, 0),
-      ),
-      measure(
-        {
-          name: 'audit_reads',
-          title: 'GET /v1/audit-events?resource_id=…&status=5xx',
-          path: `/v1/audit-events?resource_id=${named}&status=5xx`,
-          headers: bearer(auditToken),
-        },
-        settings(size.auditReads, span, 0),
-      ),
-      measure(
-        { name: 'flood', title: 'GET /v1/meetings with a bad token', path: '/v1/meetings?limit=1', headers: bearer('not-a-token') },
-        settings(size.floodConnections, span, 0),
-      ),
-    ]);
+    const mix = startMix({
+      baseUrl: service.baseUrl,
+      servicePid: service.pid,
+      span,
+      heavy: {
+        token: heavyToken,
+        path: `/v1/meetings?limit=100&ids=${heavyIds}&include=transcript,evaluation,answers`,
+        connections: size.heavyPages,
+      },
+      audit: { token: auditToken, path: `/v1/audit-events?resource_id=${named}&status=5xx`, connections: size.auditReads },
+      flood: { connections: size.floodConnections },
+      exports: exporters.flatMap((_, i) => Array.from({ length: size.exportsPerCompany }, () => exportTokens[i])),
+    });
+    stops.push(mix.stop);
+    await mix.started;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const loadedSingle = logged(await measure(single, settings(1)));
     const loadedPage = logged(await measure(page, settings(1)));
-    const [heavyPages, auditReads, flood] = await background;
+    const { heavyPages, auditReads, flood, exports } = await mix.result;
     for (const m of [heavyPages, auditReads, flood]) logged(m);
     readiness.stop();
     const peak = memorySampler.peakMb();
-    const statuses: Record<string, number> = {};
-    for (const e of exports) statuses[e.status()] = (statuses[e.status()] ?? 0) + 1;
-    const bytesRead = exports.reduce((n, e) => n + e.bytes(), 0);
-    log(`  exports: ${JSON.stringify(statuses)}, ${bytesRead} bytes read in all; readiness ${JSON.stringify(readiness.seen)}; peak RSS ${peak} MB`);
+    const { statuses, bytes_read: bytesRead } = exports;
+    log(
+      `  exports: ${JSON.stringify(statuses)}, ${bytesRead} bytes read in all; readiness ${JSON.stringify(readiness.seen)}; peak RSS ${peak} MB`,
+    );
 
     const memory = { peak_rss_mb: peak, ...deployedMemory() };
     const ratio = (loaded: Measurement, q: Measurement) => round(loaded.latency_ms.p99 / Math.max(q.latency_ms.p99, 0.01), 2);
@@ -309,7 +301,11 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
         detail: `single ${JSON.stringify(loadedSingle.status_codes)} errors ${loadedSingle.errors}; page ${JSON.stringify(loadedPage.status_codes)} errors ${loadedPage.errors}`,
       },
       { name: 'B: p99 loaded ≤ 3× quiet', met: p99_ratio.single <= 3 && p99_ratio.page <= 3, detail: JSON.stringify(p99_ratio) },
-      { name: 'readiness never fails', met: readiness.seen.failures === 0 && readiness.seen.polls > 0, detail: JSON.stringify(readiness.seen) },
+      {
+        name: 'readiness never fails',
+        met: readiness.seen.failures === 0 && readiness.seen.polls > 0,
+        detail: JSON.stringify(readiness.seen),
+      },
       {
         name: 'peak RSS under the deployed heap cap',
         met: memory.heap_cap_mb !== null && peak < memory.heap_cap_mb,
@@ -322,7 +318,7 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
       quiet: { single: quietSingle, page: quietPage },
       loaded: { single: loadedSingle, page: loadedPage },
       p99_ratio,
-      load: { heavy_pages: heavyPages, audit_reads: auditReads, flood, exports: { opened: exports.length, statuses, bytes_read: bytesRead } },
+      load: { heavy_pages: heavyPages, audit_reads: auditReads, flood, exports },
       readiness: readiness.seen,
       memory,
       targets,
@@ -337,10 +333,28 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { quick: { type: 'boolean', default: false }, duration: { type: 'string' }, warmup: { type: 'string' }, keep: { type: 'boolean', default: false } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      // Parts of the mix left out, comma-separated (heavy,audit,flood,exports): to see what each costs B.
+      without: { type: 'string', default: '' },
+    },
   });
   const base = values.quick ? QUICK : FULL;
-  const size = { ...base, duration: Number(values.duration ?? base.duration), warmup: Number(values.warmup ?? base.warmup) };
+  const without = new Set(values.without.split(',').filter(Boolean));
+  const unknown = [...without].filter((p) => !['heavy', 'audit', 'flood', 'exports'].includes(p));
+  if (unknown.length) throw new Error(`--without takes heavy, audit, flood, exports (not ${unknown.join(', ')})`);
+  const size = {
+    ...base,
+    duration: Number(values.duration ?? base.duration),
+    warmup: Number(values.warmup ?? base.warmup),
+    ...(without.has('heavy') ? { heavyPages: 0 } : {}),
+    ...(without.has('audit') ? { auditReads: 0 } : {}),
+    ...(without.has('flood') ? { floodConnections: 0 } : {}),
+    ...(without.has('exports') ? { exportsPerCompany: 0 } : {}),
+  };
   if (!(size.duration > 0 && size.warmup >= 0)) throw new Error('--duration must be positive and --warmup at least 0 (seconds)');
   const dataDir = join(tmpdir(), 'conversation-read-api-bench-neighbours');
   const db = await BenchDatabase.open(dataDir, log);

@@ -74,6 +74,7 @@ describe('BearerAuthGuard', () => {
       new Reflector(),
       strategy,
       new FailedAuthLimit(new MemoryRateLimitStore(), loadConfig({ NODE_ENV: 'test', RATE_LIMIT_UNAUTHENTICATED: '3/60' })),
+      fakeCls,
     );
   });
   afterEach(() => strategy.onApplicationShutdown());

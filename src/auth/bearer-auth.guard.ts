@@ -1,10 +1,14 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { AuthErrors } from './auth-errors';
 import { ApiError } from '../common/errors/api-error';
 import { IS_PUBLIC } from '../contract/route-metadata';
+import { HEAVY_UNITS } from '../contract/rate-limit-policies';
+import { RequestStore } from '../common/http/request-context';
+import { routeCost } from '../rate-limit/route-policies';
 import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
 import { BearerStrategy } from './bearer.strategy';
 
@@ -16,6 +20,7 @@ import { BearerStrategy } from './bearer.strategy';
  * instead. A valid token is served from any address: a client behind the same NAT as a flood is
  * not locked out by it, and a request that fails costs only the token's signature check (its
  * client is looked up only once the signature holds), so refusing it sooner would save nothing.
+ * A request whose `include` makes it heavy (HEAVY_UNITS) is marked so before its transaction opens.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard() {
@@ -23,6 +28,7 @@ export class BearerAuthGuard extends AuthGuard() {
     private readonly reflector: Reflector,
     strategy: BearerStrategy,
     private readonly failures: FailedAuthLimit,
+    private readonly cls: ClsService<RequestStore>,
   ) {
     super({ defaultStrategy: strategy.registeredName, session: false });
   }
@@ -30,6 +36,9 @@ export class BearerAuthGuard extends AuthGuard() {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const address = context.switchToHttp().getRequest<Request>().ip;
+    // Known before the connection is taken (authentication opens the transaction): a heavy
+    // request waits for a heavy turn of its company too (PoolGate.heavy).
+    this.cls.set('heavyRequest', routeCost(this.reflector, context, 'client') >= HEAVY_UNITS);
     try {
       return (await super.canActivate(context)) as boolean;
     } catch (error) {

@@ -54,9 +54,14 @@ export class BearerStrategy extends PassportStrategy(Strategy) implements OnAppl
     }
     this.cls.set('principal', principal);
     // The tenant transaction authentication opened is ended by the request's work; should a later
-    // guard refuse the request (or the client go away) first, the response's end ends it.
+    // guard refuse the request (or the client go away) first, the response's end ends it. A
+    // client already gone (while its transaction opened, or before this strategy ran) closed
+    // the response before anyone listened: its transaction ends now, else nothing would end it.
     const opened = this.cls.get('openedTenant');
-    if (opened) req.res?.once('close', () => opened.endUnclaimed());
+    if (opened) {
+      if (gone.signal.aborted || req.socket?.destroyed) opened.endUnclaimed();
+      else req.res?.once('close', () => opened.endUnclaimed());
+    }
     return principal;
   }
 }

@@ -82,6 +82,8 @@ export class AppConfig {
     poolSize: number;
     /** The fraction of `poolSize` one company may hold at once (src/database/fair-gate.ts). */
     companyShare: number;
+    /** Heavy requests (PoolGate.heavy) running at once: one per company, this many in all. */
+    heavyRequestsMax: number;
     statementTimeoutMs: number;
     connectTimeoutMs: number;
     idleInTransactionTimeoutMs: number;
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       auditMigrationUrl: vars.AUDIT_MIGRATION_DATABASE_URL ?? vars.AUDIT_DATABASE_URL ?? vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
       poolSize: vars.DB_POOL_SIZE ?? 10,
       companyShare: vars.DB_POOL_COMPANY_SHARE ?? 0.5,
+      heavyRequestsMax: vars.HEAVY_REQUESTS_MAX ?? 2,
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
       idleInTransactionTimeoutMs: 10_000,

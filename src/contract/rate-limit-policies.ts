@@ -22,5 +22,11 @@ export const BASE_POLICIES: readonly RateLimitPolicyName[] = ['client', 'company
 export const INCLUDE_UNITS = { transcript: 10, evaluation: 2, answers: 2, messages: 10 } as const;
 export type IncludeUnitPart = keyof typeof INCLUDE_UNITS;
 
+/**
+ * A request that costs this many units or more (its own unit and an `include` part of 10: a
+ * transcript, messages) is heavy: it runs one at a time per company (PoolGate.heavy).
+ */
+export const HEAVY_UNITS = 11;
+
 /** Policies that govern a content route in addition to the base policies. */
 export type ContentPolicyName = 'email_content' | 'chat_content';

@@ -32,7 +32,7 @@ export class DatabaseModule {
       inject: [AppConfig, Metrics],
       useFactory: (config: AppConfig, metrics: Metrics) =>
         role === 'api'
-          ? new PoolGate(config.database.poolSize, config.database.companyShare, config.database.connectTimeoutMs, metrics)
+          ? new PoolGate(config.database, config.database.connectTimeoutMs, config.database.statementTimeoutMs, metrics)
           : PoolGate.open(config.database.connectTimeoutMs, metrics),
     };
     const providers = [TenantTransaction, gate, ...(role === 'api' ? [DatabaseRoleCheck, ExportPool] : [])];

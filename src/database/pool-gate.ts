@@ -20,16 +20,31 @@ export const TOKEN_LANE = 'token';
  */
 export class PoolGate {
   readonly gate: FairGate;
+  /**
+   * Heavy requests (HEAVY_UNITS or more of cost: a transcript or messages embedded) take a turn
+   * here first, before the pool's: one per company and HEAVY_REQUESTS_MAX in all. A connection
+   * share bounds connections, not work: one connection rendering pages of 1,000-utterance
+   * transcripts keeps a core of PostgreSQL busy, and a company's share of five such connections
+   * took the whole machine from everyone (bench:neighbours). A heavy request waits for its turn
+   * up to `heavyWaitMs` (the time one statement may run), then fails as the pool does (503).
+   */
+  readonly heavy: FairGate;
 
   constructor(
-    poolSize: number,
-    shareFraction: number,
+    settings: { poolSize: number; companyShare: number; heavyRequestsMax: number },
     readonly timeoutMs: number,
+    readonly heavyWaitMs: number,
     metrics: Metrics,
   ) {
-    const capacity = Math.max(1, poolSize - 1);
-    this.gate = new FairGate(capacity, Math.min(capacity, companyShare(poolSize, shareFraction)));
+    const capacity = Math.max(1, settings.poolSize - 1);
+    this.gate = new FairGate(capacity, Math.min(capacity, companyShare(settings.poolSize, settings.companyShare)));
+    this.heavy = new FairGate(settings.heavyRequestsMax, 1);
     const gate = this.gate;
+    const heavy = this.heavy;
+    metrics.gauge('db_pool_gate_heavy_requests', 'Heavy requests (an include part of 10 units or more) running now, and waiting for their turn.', [
+      { labels: { state: 'running' }, read: () => heavy.stats().held },
+      { labels: { state: 'waiting' }, read: () => heavy.stats().waiting },
+    ]);
     metrics.gauge('db_pool_gate_waiting_requests', 'Requests waiting for their turn at the API pool’s fair gate (every company together).', [
       { read: () => gate.stats().waiting },
     ]);
@@ -43,12 +58,26 @@ export class PoolGate {
 
   /** A passthrough for the schema owner's side (worker, CLI): no tenants compete there for a request pool. */
   static open(timeoutMs: number, metrics: Metrics): PoolGate {
-    return new PoolGate(Number.MAX_SAFE_INTEGER, 1, timeoutMs, metrics);
+    return new PoolGate({ poolSize: Number.MAX_SAFE_INTEGER, companyShare: 1, heavyRequestsMax: Number.MAX_SAFE_INTEGER }, timeoutMs, timeoutMs, metrics);
   }
 
-  /** A turn for `lane`: resolves to its release (idempotent); rejects as an exhausted pool does. */
-  turn(lane: string, signal?: AbortSignal): Promise<() => void> {
-    return this.gate.acquire(lane, this.timeoutMs, signal);
+  /**
+   * A turn for `lane` (a heavy request's: its heavy turn first, then the pool's): resolves to its
+   * release (idempotent, both turns); rejects as an exhausted pool does, holding nothing.
+   */
+  async turn(lane: string, signal?: AbortSignal, heavy = false): Promise<() => void> {
+    if (!heavy) return this.gate.acquire(lane, this.timeoutMs, signal);
+    const endHeavy = await this.heavy.acquire(lane, this.heavyWaitMs, signal);
+    try {
+      const endTurn = await this.gate.acquire(lane, this.timeoutMs, signal);
+      return () => {
+        endTurn();
+        endHeavy();
+      };
+    } catch (error) {
+      endHeavy();
+      throw error;
+    }
   }
 
   /** Runs `work` in a turn of `lane`. */

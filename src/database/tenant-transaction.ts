@@ -16,6 +16,8 @@ declare module '../common/http/request-context' {
     tenantSql?: TenantSql;
     /** The transaction authentication opened (TenantTransaction.openWith), until the request's work ends it. */
     openedTenant?: OpenedTenant;
+    /** A heavy request (an `include` part of HEAVY_UNITS or more): its connection waits for a heavy turn too (PoolGate.heavy). */
+    heavyRequest?: boolean;
   }
 }
 
@@ -105,7 +107,8 @@ export class TenantTransaction implements OnModuleInit {
   }
 
   /**
-   * A connection of the API's pool, taken in the company's turn at the fair gate (pool-gate.ts),
+   * A connection of the API's pool, taken in the company's turn at the fair gate (pool-gate.ts;
+   * a heavy request, marked by authentication, in a heavy turn first),
    * the wait for both measured (`db_pool_wait_seconds{pool="api"}`). The release gives the
    * connection back, then the turn, exactly once; a failure to connect gives the turn back at once.
    */
@@ -115,7 +118,8 @@ export class TenantTransaction implements OnModuleInit {
     signal?: AbortSignal,
   ): Promise<{ client: PoolClient; release: () => Promise<void> }> {
     const started = process.hrtime.bigint();
-    const endTurn = await this.gate.turn(lane, signal);
+    const heavy = this.cls.isActive() && this.cls.get('heavyRequest') === true;
+    const endTurn = await this.gate.turn(lane, signal, heavy);
     let client: PoolClient;
     try {
       client = (await runner.connect()) as PoolClient;

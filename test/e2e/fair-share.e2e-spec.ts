@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Pool } from 'pg';
 import request from 'supertest';
@@ -80,5 +82,86 @@ describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)
     const answers = await Promise.all(heavy);
     expect(answers.map((r) => r.status)).toEqual(Array(HEAVY).fill(200));
     expect(app.get(PoolGate).gate.stats()).toMatchObject({ held: 0, waiting: 0 });
+  });
+
+  it('[waits] a client gone while its transaction opened, its request then refused by a later guard: the connection and the turn are given back', async () => {
+    // The interleaving: the turn is granted and the transaction opening (the client lookup waits
+    // on a lock the test holds) when the client goes away; the lookup then ends, and the scopes
+    // guard refuses the request (403: the token cannot read chat). The close came before the
+    // strategy could listen for it: without the check, nothing ever ended that transaction.
+    await app.listen(0, '127.0.0.1');
+    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const gate = app.get(PoolGate).gate;
+    const lock: QueryRunner = owner.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await lock.query('LOCK TABLE api_clients IN ACCESS EXCLUSIVE MODE');
+    try {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/chat?limit=1', headers: { Authorization: `Bearer ${b.token}` } });
+      req.on('error', () => undefined);
+      req.end();
+      await eventually(async () => {
+        const [{ n }]: Array<{ n: number }> = await owner.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'api_clients'::regclass AND NOT granted`,
+        );
+        return n >= 1;
+      }, 10_000);
+      expect(gate.stats().held).toBe(1);
+      req.destroy();
+      // The server saw the socket close.
+      await eventually(
+        () => new Promise<boolean>((resolve) => app.getHttpServer().getConnections((_e: Error | null, count: number) => resolve(count === 0))),
+        10_000,
+      );
+    } finally {
+      await lock.commitTransaction();
+      await lock.release();
+    }
+    await eventually(async () => gate.stats().held === 0, 10_000);
+    const idle: Array<{ n: number }> = await owner.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND application_name = 'conversation-read-api'`,
+    );
+    expect(idle[0].n).toBe(0);
+  });
+
+  it('[waits] heavy requests (a transcript embedded) run one at a time per company, HEAVY_REQUESTS_MAX in all: a company’s three queue behind each other, another company’s heavy one and plain reads run beside them', async () => {
+    // Each heavy request blocks inside the database on a lock the test holds on the transcripts
+    // (a page of 1,000-utterance transcripts keeping a core busy, made deterministic).
+    const [heavyA, heavyB] = await Promise.all([
+      createTenant(owner, http, ['meetings.read', 'transcriptions.read']),
+      createTenant(owner, http, ['meetings.read', 'transcriptions.read']),
+    ]);
+    for (const t of [heavyA, heavyB]) await t.people.recording('meeting', { owner: t.seller, transcript: 'enhanced' });
+    const pool = app.get(PoolGate);
+    const onTranscripts = async () => {
+      const [{ n }]: Array<{ n: number }> = await owner.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'transcripts'::regclass AND NOT granted`,
+      );
+      return n;
+    };
+    const lock: QueryRunner = owner.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await lock.query('LOCK TABLE transcripts IN ACCESS EXCLUSIVE MODE');
+    let heavy: Array<Promise<{ status: number; ms: number }>> = [];
+    try {
+      const page = (t: Tenant) => timed(http.get('/v1/meetings?limit=10&include=transcript').set('Authorization', `Bearer ${t.token}`));
+      heavy = [page(heavyA), page(heavyA), page(heavyA), page(heavyB)];
+      // One of A's and B's in the database, A's two others waiting for A's heavy turn.
+      await eventually(async () => (await onTranscripts()) === 2 && pool.heavy.stats().waiting === 2, 10_000);
+      expect(pool.heavy.stats()).toMatchObject({ held: 2, waiting: 2 });
+      // Plain requests are not heavy: A's own and B's plain reads answer at once.
+      for (const t of [heavyA, b]) {
+        const read = await timed(http.get('/v1/meetings?limit=1').set('Authorization', `Bearer ${t.token}`));
+        expect(read.status).toBe(200);
+      }
+      expect(await onTranscripts()).toBe(2);
+    } finally {
+      await lock.commitTransaction();
+      await lock.release();
+    }
+    const answers = await Promise.all(heavy);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(pool.heavy.stats()).toMatchObject({ held: 0, waiting: 0 });
   });
 });
