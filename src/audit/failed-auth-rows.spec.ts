@@ -52,4 +52,20 @@ describe('FailedAuthRows', () => {
     rows.flush();
     expect(written.at(-1)).toMatchObject({ attempts: 3 });
   });
+
+  it('gathers an IPv6 host rotating its addresses within its /64 as one address, as the failed-auth limit counts it', () => {
+    for (let n = 0; n < 300; n++) rows.record(event(n, `2001:db8:1:2::${n.toString(16)}`), 'INVALID_ACCESS_TOKEN');
+    rows.record(event(300, '2001:db8:1:3::1'), 'INVALID_ACCESS_TOKEN');
+    expect(written).toHaveLength(FAILED_AUTH_ROWS + 1);
+    expect(written.at(-1)?.requestId).toBe('req_300');
+    rows.flush();
+    expect(written.at(-1)).toMatchObject({ attempts: 300 - FAILED_AUTH_ROWS });
+  });
+
+  it('dates a gathered row when it is written (the window’s end), so a reader paging newest first still meets it', () => {
+    const start = Date.now();
+    for (let n = 0; n < FAILED_AUTH_ROWS + 1; n++) rows.record(event(n), 'INVALID_CLIENT');
+    jest.advanceTimersByTime(FAILED_AUTH_WINDOW_MS);
+    expect(written.at(-1)?.occurredAt.getTime()).toBeGreaterThanOrEqual(start + FAILED_AUTH_WINDOW_MS);
+  });
 });

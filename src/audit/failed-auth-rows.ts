@@ -1,3 +1,4 @@
+import { addressPartition } from '../rate-limit/rate-limiter';
 import type { AuditEvent } from './audit-event';
 
 /** The window failures of one address and reason are gathered over. */
@@ -15,7 +16,8 @@ interface Gathered {
 }
 
 /**
- * Failed authentication without one audit row per request: per (address, reason, company named)
+ * Failed authentication without one audit row per request: per (address — an IPv6 one by its
+ * /64, as the failed-auth limit counts it —, reason, company named)
  * and window of FAILED_AUTH_WINDOW_MS from the first failure, the first FAILED_AUTH_ROWS are rows
  * of their own (a client with an expired token, an operator's typo: every detail kept); the rest
  * become one row when the window ends, describing the first of them, with `attempts` their number.
@@ -29,7 +31,9 @@ export class FailedAuthRows {
   constructor(private readonly write: (event: AuditEvent) => void) {}
 
   record(event: AuditEvent, reason: string): void {
-    let key = `${event.address ?? ''}|${reason}|${event.company ?? ''}`;
+    // By the address as the failed-auth limit counts it (IPv6 by its /64): a host rotating its
+    // addresses within its /64 is one key, not a row of its own per request.
+    let key = `${addressPartition(event.address ?? undefined)}|${reason}|${event.company ?? ''}`;
     if (!this.gathered.has(key) && this.gathered.size >= MAX_KEYS) key = `*|${reason}|`;
     let entry = this.gathered.get(key);
     if (!entry) {
@@ -55,6 +59,8 @@ export class FailedAuthRows {
     const entry = this.gathered.get(key);
     if (!entry) return;
     this.gathered.delete(key);
-    if (entry.first) this.write({ ...entry.first, attempts: entry.attempts });
+    // Dated when written (the window's end), not at its first attempt: a reader paging the trail
+    // newest first, already past that moment, would never see a row written behind it.
+    if (entry.first) this.write({ ...entry.first, occurredAt: new Date(), attempts: entry.attempts });
   }
 }

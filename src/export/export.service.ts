@@ -330,6 +330,9 @@ export class ExportService {
     res.once('close', () => {
       if (!res.writableFinished) running.cut('client_closed');
     });
+    // A client gone before this listener (while its connection, slot or audit row were taken)
+    // closed the response unheard: cut now, not after EXPORT_IDLE_SECONDS of writes that never drain.
+    if (res.destroyed || res.socket?.destroyed !== false) running.cut('client_closed');
     const limits = this.limitTime(res, running);
     this.running.add(running);
     this.stats.started++;

@@ -1,9 +1,10 @@
-import { IncomingMessage, Server } from 'node:http';
+import { get as httpGet, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
 import { ALL_SCOPES } from '../../src/contract/scopes';
+import { ExportPool } from '../../src/database/export-pool';
 import { parseExposition, Sample } from '../../src/metrics/exposition';
 import { Metrics, METRIC_PREFIX } from '../../src/metrics/metrics';
 import { startMetricsServer } from '../../src/metrics/metrics-server';
@@ -189,5 +190,44 @@ describe('GET /v1/export: its own connections and its bounds (#48)', () => {
       const whole = await http.get('/v1/export?types=meeting&include=transcript').set('Authorization', `Bearer ${token}`).buffer(true).parse(rawBody);
       expect(linesOf(whole.body as Buffer).pop()).toMatchObject({ object: 'export', records: { meeting: 6000 } });
     }, 60_000);
+  });
+
+  describe('a client gone before its stream began', () => {
+    it('[waits] an export whose client left while its audit row was being written ends as client_closed at once, its connection given back', async () => {
+      const service = await listening({ EXPORT_POOL_SIZE: '2' });
+      const pool = service.app.get(ExportPool);
+      try {
+        const token = await tokenFor(service.http, clientA);
+        const closedBefore = await service.metric('exports_ended_total', { outcome: 'client_closed' });
+        // The audit row before the first byte waits on a lock the test holds: the client leaves meanwhile.
+        const lock = db.createQueryRunner();
+        await lock.connect();
+        await lock.startTransaction();
+        await lock.query('LOCK TABLE audit_events IN ACCESS EXCLUSIVE MODE');
+        try {
+          const req = httpGet(`${service.base}/v1/export?types=meeting`, { headers: { Authorization: `Bearer ${token}` } });
+          req.on('error', () => undefined);
+          await eventually(async () => {
+            const [{ n }]: Array<{ n: number }> = await db.query(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'audit_events'::regclass AND NOT granted`,
+            );
+            return n >= 1 && pool.inUse === 1;
+          }, 10_000);
+          req.destroy();
+          await eventually(
+            () => new Promise<boolean>((resolve) => service.app.getHttpServer().getConnections((_e: Error | null, count: number) => resolve(count === 0))),
+            10_000,
+          );
+        } finally {
+          await lock.commitTransaction();
+          await lock.release();
+        }
+        // Not after EXPORT_IDLE_SECONDS (600 here) of writes that never drain.
+        await eventually(async () => pool.inUse === 0, 10_000);
+        expect(await service.metric('exports_ended_total', { outcome: 'client_closed' })).toBe(closedBefore + 1);
+      } finally {
+        await service.close();
+      }
+    });
   });
 });
