@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
-import { companyShare, FairGate } from '../database/fair-gate';
+import { FairGate } from '../database/fair-gate';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
 export interface AuditEventRow {
@@ -43,9 +43,11 @@ const READ_TIMEOUT_MS = 10_000;
  * as the API role: through `app_audit_events` only (src/audit/audit-read-sql.ts), in a short
  * transaction that names the company. Its own connections (AUDIT_READ_POOL_SIZE): reading the
  * trail never takes a connection the fail-closed writes of every read need. One company holds at
- * most half of them, through the same fair gate as the request pool (database/fair-gate.ts): its
- * other reads wait behind its own, round robin with other companies waiting, so another
- * company's read always finds a connection; a read that waited READ_TIMEOUT_MS is refused (503).
+ * most one of them at a time, through the same fair gate as the request pool (database/fair-gate.ts):
+ * its other reads wait behind its own, round robin with other companies waiting. One, not half:
+ * a read examines up to AUDIT_SCAN_ROWS rows, a core of PostgreSQL while it runs, and two at once
+ * of one company took both cores of the bench machine from everyone (bench:neighbours). A read
+ * that waited READ_TIMEOUT_MS is refused (503 AUDIT_UNAVAILABLE).
  */
 @Injectable()
 export class AuditEventsRepository implements OnModuleDestroy {
@@ -57,7 +59,7 @@ export class AuditEventsRepository implements OnModuleDestroy {
   constructor(urls: DatabaseUrls, metrics: Metrics, config: AppConfig) {
     const { poolSize, scanRows } = config.auditRead;
     this.scanRows = scanRows;
-    this.share = new FairGate(poolSize, companyShare(poolSize, 0.5));
+    this.share = new FairGate(poolSize, 1);
     this.pool = new Pool({
       connectionString: urls.audit,
       max: poolSize,

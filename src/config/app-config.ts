@@ -123,7 +123,7 @@ export class AppConfig {
   readonly unauthenticatedLimit: Quota;
   readonly trustProxy?: string;
   readonly auditTimeoutMs: number;
-  /** The audit reader (`GET /v1/audit-events`): rows a page may examine, and its connections (a company holds at most half). */
+  /** The audit reader (`GET /v1/audit-events`): rows a page may examine, and its connections (a company holds one at a time). */
   readonly auditRead: { scanRows: number; poolSize: number };
   /** Audit rows that may wait to be written; past that a read answers 503 AUDIT_UNAVAILABLE at once. */
   readonly auditQueueLimit: number;

@@ -204,7 +204,7 @@ export class EnvironmentVariables {
   @IntegerIn(100, 1_000_000)
   AUDIT_SCAN_ROWS?: number;
 
-  /** Connections of the audit reader (`GET /v1/audit-events`); one company holds at most half of them. */
+  /** Connections of the audit reader (`GET /v1/audit-events`); one company holds one at a time. */
   @IsOptional()
   @IntegerIn(1, 50)
   AUDIT_READ_POOL_SIZE?: number;
