@@ -5,7 +5,7 @@ import { caught, httpContext } from '../../test/support/execution-context';
 import { ApiError } from '../common/errors/api-error';
 import { Principal } from '../common/http/request-context';
 import { loadConfig } from '../config/app-config';
-import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
+import { FailedAuthLimit, REFUSAL_DELAY_MS } from '../rate-limit/failed-auth-limit';
 import { MemoryRateLimitStore } from '../rate-limit/memory-rate-limit-store';
 import { AuthErrors } from './auth-errors';
 import { Public } from './auth.decorators';
@@ -127,16 +127,30 @@ describe('BearerAuthGuard', () => {
   describe('refuses', () => {
     it('the failures of an address past RATE_LIMIT_UNAUTHENTICATED: 429 RATE_LIMIT_EXCEEDED with Retry-After; a valid token from it is served', async () => {
       for (let i = 0; i < 3; i++) expectApiError(await caught(() => run('Bearer unknown-token').outcome), 401, 'INVALID_ACCESS_TOKEN', INVALID_CHALLENGE);
-      for (const authorization of ['Bearer unknown-token', undefined]) {
-        const error = (await caught(() => run(authorization).outcome)) as ApiError;
-        expect({ status: error.status, code: error.code }).toEqual({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
-        expect(Number(error.headers['Retry-After'])).toBeGreaterThan(0);
-        expect(error.headers['RateLimit-Policy']).toBe('"unauthenticated";q=3;w=60');
+      // A refusal is held REFUSAL_DELAY_MS before it is answered (timers faked: no real second waited).
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const refusal = async (authorization: string | undefined) => {
+        let settled = false;
+        const pending = caught(() => run(authorization).outcome).finally(() => (settled = true));
+        await jest.advanceTimersByTimeAsync(REFUSAL_DELAY_MS - 1);
+        expect(settled).toBe(false);
+        await jest.advanceTimersByTimeAsync(1);
+        return (await pending) as ApiError;
+      };
+      try {
+        for (const authorization of ['Bearer unknown-token', undefined]) {
+          const error = await refusal(authorization);
+          expect({ status: error.status, code: error.code }).toEqual({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
+          expect(Number(error.headers['Retry-After'])).toBeGreaterThan(0);
+          expect(error.headers['RateLimit-Policy']).toBe('"unauthenticated";q=3;w=60');
+        }
+        // A client sharing the address (a NAT) is not locked out by the flood; another address is served; a success spends nothing.
+        await expect(run('Bearer good-token').outcome).resolves.toBe(true);
+        await expect(run('Bearer good-token', { ip: '198.51.100.7' }).outcome).resolves.toBe(true);
+        expectApiError(await refusal('Bearer unknown-token'), 429, 'RATE_LIMIT_EXCEEDED');
+      } finally {
+        jest.useRealTimers();
       }
-      // A client sharing the address (a NAT) is not locked out by the flood; another address is served; a success spends nothing.
-      await expect(run('Bearer good-token').outcome).resolves.toBe(true);
-      await expect(run('Bearer good-token', { ip: '198.51.100.7' }).outcome).resolves.toBe(true);
-      expectApiError(await caught(() => run('Bearer unknown-token').outcome), 429, 'RATE_LIMIT_EXCEEDED');
     });
 
     it('no Authorization header: 401 MISSING_ACCESS_TOKEN with a bare Bearer challenge', async () => {

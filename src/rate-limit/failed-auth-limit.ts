@@ -13,7 +13,17 @@ import { Demand, RateLimitStore } from './rate-limit-store';
  * IPv6 by its /64). An address at the limit is answered `429 RATE_LIMIT_EXCEEDED` until its window
  * ends, before its token or credentials are looked at: a flood costs one counter read a request.
  * The counters are the rate limiter's (Redis when REDIS_URL is set: every instance counts the same).
+ *
+ * A refusal is answered after REFUSAL_DELAY_MS, not at once: a flood is a client answering each
+ * refusal with its next request on the same connection, as fast as it is answered, so each
+ * answer's cost (small, but a whole event loop's worth at 2,000 a second: bench:neighbours, the
+ * measured company's p99 six times its quiet one) is paid as often as the service can answer.
+ * Held, each of the flood's connections asks once a second; the wait holds no connection to the
+ * database and nothing but a timer (a client gone meanwhile is not answered at all).
  */
+/** How long a refusal of an address past its failures is held before it is answered. */
+export const REFUSAL_DELAY_MS = 1000;
+
 @Injectable()
 export class FailedAuthLimit {
   private readonly limit: number;
@@ -38,7 +48,8 @@ export class FailedAuthLimit {
       throw new ApiError('SERVICE_UNAVAILABLE', 'A required dependency is unavailable; retry with backoff.');
     }
     if (hits < this.limit) return;
-    const seconds = Math.max(1, Math.ceil(resetMs / 1000));
+    await new Promise((resolve) => setTimeout(resolve, REFUSAL_DELAY_MS));
+    const seconds = Math.max(1, Math.ceil(Math.max(0, resetMs - REFUSAL_DELAY_MS) / 1000));
     throw new ApiError('RATE_LIMIT_EXCEEDED', `Too many failed authentications from this address; retry after ${seconds} seconds.`, {
       [RATE_LIMIT_POLICY_HEADER]: formatRateLimitPolicy([
         { policy: UNAUTHENTICATED_POLICY, limit: this.limit, windowSeconds: Math.ceil(this.windowMs / 1000) },
