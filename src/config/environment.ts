@@ -182,7 +182,7 @@ export class EnvironmentVariables {
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
   RATE_LIMIT_TOKEN?: string;
 
-  /** Failed authentications (401) per client address; past it the address is answered 429 before its credentials are checked. */
+  /** Failed authentications (401) per client address; past it the address's failures (and its token requests, before the secret is checked) are answered 429, each held a second. */
   @IsOptional()
   @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 100/60' })
   RATE_LIMIT_UNAUTHENTICATED?: string;
