@@ -33,6 +33,13 @@ import { EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from 
 
 /** Records read and written per batch. */
 const BATCH = 100;
+/**
+ * Meetings or calls per batch when their transcripts come with them: a transcript of 1,000
+ * utterances is some 150 KB of JSON, so a batch of 100 was 15 MB held twice per stream (the
+ * batch written, waiting in the socket's buffer for a slow reader, and the next one read ahead):
+ * four slow exports took the service from 155 to 357 MB (bench:neighbours). Ten keep it near 3 MB.
+ */
+const BATCH_WITH_TRANSCRIPTS = 10;
 /** Messages a batch of conversations holds at most (a first conversation with more comes alone, its messages read in slices). */
 const BATCH_MESSAGES = 2000;
 /** At most about this many bytes of stored messages in one batch (a conversation with more is a batch of its own). */
@@ -466,11 +473,12 @@ export class ExportService {
     const company = principalOf(this.cls).companyId;
     if (type === 'meeting' || type === 'call') {
       const recordParts = parts.filter((p): p is RecordingPart => p !== 'messages');
-      const rows = await this.recordingRows.exportPage(company, type, after, BATCH, recordParts);
+      const take = recordParts.includes('transcript') ? BATCH_WITH_TRANSCRIPTS : BATCH;
+      const rows = await this.recordingRows.exportPage(company, type, after, take, recordParts);
       return {
         lines: () => this.recordings.documents(rows).map((d) => d.text),
         last: rows[rows.length - 1]?.public_id ?? null,
-        done: rows.length < BATCH,
+        done: rows.length < take,
       };
     }
     const channel = (type === 'email' ? EMAIL_CHANNEL : CHAT_CHANNEL) as ConversationChannel<
