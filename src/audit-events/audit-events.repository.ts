@@ -6,6 +6,7 @@ import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
 import { FairGate } from '../database/fair-gate';
+import { PoolGate } from '../database/pool-gate';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
 export interface AuditEventRow {
@@ -56,7 +57,12 @@ export class AuditEventsRepository implements OnModuleDestroy {
   private readonly scanRows: number;
   readonly share: FairGate;
 
-  constructor(urls: DatabaseUrls, metrics: Metrics, config: AppConfig) {
+  constructor(
+    urls: DatabaseUrls,
+    metrics: Metrics,
+    config: AppConfig,
+    private readonly gates: PoolGate,
+  ) {
     const { poolSize, scanRows } = config.auditRead;
     this.scanRows = scanRows;
     this.share = new FairGate(poolSize, 1);
@@ -77,7 +83,11 @@ export class AuditEventsRepository implements OnModuleDestroy {
    * AUDIT_SCAN_ROWS rows examined: fewer when the bound ended the read first (`scanEnd`).
    */
   page(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventScan> {
-    return this.share.run(company, READ_TIMEOUT_MS, () => this.read(company, filters, position, limit));
+    // A read is heavy work (up to AUDIT_SCAN_ROWS rows examined): it takes the company's heavy
+    // turn too, beside its heavy pages, within the instance's HEAVY_REQUESTS_MAX.
+    return this.gates.heavy.run(company, READ_TIMEOUT_MS, () =>
+      this.share.run(company, READ_TIMEOUT_MS, () => this.read(company, filters, position, limit)),
+    );
   }
 
   private async read(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventScan> {

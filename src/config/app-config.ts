@@ -191,7 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       auditMigrationUrl: vars.AUDIT_MIGRATION_DATABASE_URL ?? vars.AUDIT_DATABASE_URL ?? vars.MIGRATION_DATABASE_URL ?? vars.DATABASE_URL,
       poolSize: vars.DB_POOL_SIZE ?? 10,
       companyShare: vars.DB_POOL_COMPANY_SHARE ?? 0.5,
-      heavyRequestsMax: vars.HEAVY_REQUESTS_MAX ?? 2,
+      heavyRequestsMax: vars.HEAVY_REQUESTS_MAX ?? 1,
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 5000,
       connectTimeoutMs: vars.DB_CONNECT_TIMEOUT_MS ?? 2000,
       idleInTransactionTimeoutMs: 10_000,

@@ -22,7 +22,10 @@ export class PoolGate {
   readonly gate: FairGate;
   /**
    * Heavy requests (HEAVY_UNITS or more of cost: a transcript or messages embedded) take a turn
-   * here first, before the pool's: one per company and HEAVY_REQUESTS_MAX in all. A connection
+   * here first, before the pool's, as do audit-trail reads (AuditEventsRepository): one per
+   * company and HEAVY_REQUESTS_MAX in all (default 1: on the bench's two cores, two at once kept
+   * both of PostgreSQL's busy and the measured company's p99 at six times its quiet one; one
+   * brought it to about three). A connection
    * share bounds connections, not work: one connection rendering pages of 1,000-utterance
    * transcripts keeps a core of PostgreSQL busy, and a company's share of five such connections
    * took the whole machine from everyone (bench:neighbours). A heavy request waits for its turn

@@ -43,6 +43,7 @@ describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)
         DB_POOL_SIZE: String(POOL_SIZE),
         DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
         DB_STATEMENT_TIMEOUT_MS: '20000',
+        HEAVY_REQUESTS_MAX: '2',
       },
     });
     http = request(app.getHttpServer());
