@@ -229,7 +229,7 @@ export class EnvironmentVariables {
   @Satisfies((v) => typeof v === 'number' && v > 0 && v <= 1, 'must be a fraction of DB_POOL_SIZE greater than 0 and at most 1 (such as 0.5)')
   DB_POOL_COMPANY_SHARE?: number;
 
-  /** Heavy work (an `include` part of 10 units or more: a transcript, messages; an audit-trail read) running at once in an instance, one per company; the rest waits its turn. */
+  /** Heavy work (an `include` part of 10 units or more: a transcript, messages; a filtered audit-trail read) running at once in an instance, one per company; the rest waits its turn. */
   @IsOptional()
   @IntegerIn(1, 200)
   HEAVY_REQUESTS_MAX?: number;

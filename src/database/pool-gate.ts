@@ -22,7 +22,7 @@ export class PoolGate {
   readonly gate: FairGate;
   /**
    * Heavy requests (HEAVY_UNITS or more of cost: a transcript or messages embedded) take a turn
-   * here first, before the pool's, as do audit-trail reads (AuditEventsRepository): one per
+   * here first, before the pool's, as do filtered audit-trail reads (AuditEventsRepository): one per
    * company and HEAVY_REQUESTS_MAX in all (default 1: on the bench's two cores, two at once kept
    * both of PostgreSQL's busy and the measured company's p99 at six times its quiet one; one
    * brought it to about three). A connection

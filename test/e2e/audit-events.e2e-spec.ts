@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import request from 'supertest';
+import { PoolGate } from '../../src/database/pool-gate';
 import { DataSource } from 'typeorm';
 import { monthStart, partitionName } from '../../src/audit/audit-schema';
 import { Company } from '../../src/companies/company.entity';
@@ -523,6 +524,9 @@ describe('GET /v1/audit-events: no company takes the reader from another', () =>
         return n;
       };
       await eventually(async () => (await lockWaits()) === 1, 10_000);
+      // A filtered read is heavy work: C's holds the instance's one heavy turn (HEAVY_REQUESTS_MAX=1),
+      // its others wait for it; D's unfiltered page waits for no heavy turn.
+      expect(app.get(PoolGate).heavy.stats()).toMatchObject({ held: 1, waiting: 5 });
       const started = Date.now();
       const res = await http.get('/v1/audit-events').auth(auditD, { type: 'bearer' }).query({ limit: '5' }).timeout(5_000);
       expect(res.status).toBe(200);
