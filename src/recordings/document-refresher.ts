@@ -33,7 +33,7 @@ export class DocumentRefresher {
       let rendered = 0;
       for (const kind of RECORDING_KINDS) {
         const { rowCount } = await client.query(
-          `UPDATE recording_documents d SET document = x.document, evaluation = x.evaluation, answers = x.answers, format = $2
+          `UPDATE recording_documents d SET document = x.document, evaluation = x.evaluation, answers = x.answers, transcript = x.transcript, format = $2
            FROM (${renderDocuments(kind)}) x WHERE d.recording_id = x.id`,
           [ids, DOCUMENT_FORMAT],
         );

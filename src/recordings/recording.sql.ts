@@ -316,7 +316,7 @@ function transcriptPart(): string {
 /**
  * Each part `include` can embed, rendered by PostgreSQL in the statement that reads the records
  * (so a page with its parts is one statement, and the service splices the text in unparsed);
- * the read model stores the evaluation and the answers beside the document (STORED_PARTS).
+ * the read model stores them beside the document (STORED_PARTS).
  * The parts' own routes answer the same text (partStatement): one definition of each shape.
  */
 const PARTS: Record<RecordingPart, string> = { evaluation: evaluationPart(), answers: answersPart(), transcript: transcriptPart() };
@@ -345,10 +345,12 @@ export const partStatement = (part: RecordingPart) =>
    FROM recordings r WHERE r.company_id = $1 AND r.kind = $2 AND r.public_id = $3`;
 
 /**
- * Parts the read model stores beside the document, in its format (the transcript is rendered
- * live: it is most of a record's bytes, and storing it would double them).
+ * Parts the read model stores beside the document, in its format: every part. The transcript was
+ * rendered live (it is most of a record's bytes, and storing it doubles them), until a page of
+ * 1,000-utterance transcripts proved to keep a core of PostgreSQL busy while it was read: a
+ * company's heavy pages then took the CPU other companies' reads needed (bench:neighbours, #48).
  */
-const STORED_PARTS: readonly RecordingPart[] = ['evaluation', 'answers'];
+const STORED_PARTS: readonly RecordingPart[] = ['evaluation', 'answers', 'transcript'];
 
 /**
  * The version of the wire format a stored document was written in: a hash of the statements

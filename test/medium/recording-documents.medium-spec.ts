@@ -80,12 +80,13 @@ const read = async (r: { kind: RecordingKind; publicId: string }) =>
 
 /** The `included` text the API answers for `r` with the parts the read model stores (stored when current, else rendered live). */
 const readParts = async (r: { kind: RecordingKind; publicId: string }) =>
-  (await asTenant(app, company.id, () => repo.findOne(company.id, r.kind, r.publicId, ['evaluation', 'answers'])))?.included ?? null;
+  (await asTenant(app, company.id, () => repo.findOne(company.id, r.kind, r.publicId, ['evaluation', 'answers', 'transcript'])))?.included ??
+  null;
 
 /** The stored parts of `r`, as the included object they make. */
 async function storedParts(r: Ref): Promise<string | null> {
-  const [row] = await owner.query('SELECT evaluation, answers FROM recording_documents WHERE recording_id = $1', [r.id]);
-  return row?.evaluation == null ? null : `{"evaluation":${row.evaluation},"answers":${row.answers}}`;
+  const [row] = await owner.query('SELECT evaluation, answers, transcript FROM recording_documents WHERE recording_id = $1', [r.id]);
+  return row?.evaluation == null ? null : `{"evaluation":${row.evaluation},"answers":${row.answers},"transcript":${row.transcript}}`;
 }
 
 /** The stored row of `r`, as the owner sees it. */
@@ -102,7 +103,7 @@ describe('recording documents', () => {
     for (const r of records) expect(await stored(r)).toEqual({ document: null, format: null });
   });
 
-  it('stores, for every record, exactly the JSON the live rendering answers, and its evaluation and answers as include embeds them', async () => {
+  it('stores, for every record, exactly the JSON the live rendering answers, and its evaluation, answers and transcript as include embeds them', async () => {
     const live = await Promise.all(records.map(read));
     const liveParts = await Promise.all(records.map(readParts));
     await refreshAll();
@@ -130,6 +131,24 @@ describe('recording documents', () => {
     expect(served.answers.every((a: { answer: string }) => a.answer === 'Revisada')).toBe(true);
     await refreshAll();
     expect(JSON.parse((await storedParts(r))!)).toEqual(served);
+  });
+
+  it('serves the stored transcript only while the document is current: a write to the transcript empties it', async () => {
+    const r = records[1]; // with an enhanced transcript
+    await refreshAll();
+    const stored = JSON.parse((await storedParts(r))!).transcript;
+    expect(stored.available).toBe(true);
+    const marked = JSON.stringify({ ...stored, variant: 'from the read model' });
+    await owner.query('UPDATE recording_documents SET transcript = $2 WHERE recording_id = $1', [r.id, marked]);
+    expect(JSON.parse((await readParts(r))!).transcript.variant).toBe('from the read model');
+    await owner.query(`UPDATE transcripts SET utterances = '[{"speaker": "Cliente", "text": "Revisada", "start_ms": 0, "end_ms": 900}]' WHERE recording_id = $1`, [
+      r.id,
+    ]);
+    const served = JSON.parse((await readParts(r))!).transcript;
+    expect(served.variant).not.toBe('from the read model');
+    expect(served.utterances.map((u: { text: string }) => u.text)).toEqual(['Revisada']);
+    await refreshAll();
+    expect(JSON.parse((await storedParts(r))!).transcript).toEqual(served);
   });
 
   it('serves the stored document (not a live rendering) when it is current', async () => {

@@ -35,6 +35,7 @@ import { KindIds1766600000001 } from './1766600000001-kind-ids';
 import { RecordingIdsByKind1766600000002 } from './1766600000002-recording-ids-by-kind';
 import { SharedRowOrder1766600000003 } from './1766600000003-shared-row-order';
 import { AuditReadBounded1766700000005 } from './1766700000005-audit-read-bounded';
+import { DocumentTranscripts1766700000006 } from './1766700000006-document-transcripts';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   RecordingIdsByKind1766600000002,
   SharedRowOrder1766600000003,
   AuditReadBounded1766700000005,
+  DocumentTranscripts1766700000006,
 ];
