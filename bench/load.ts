@@ -34,6 +34,8 @@ export interface LoadSettings {
   duration: number;
   warmup: number;
   rss: RssSampler;
+  /** Requests per second over all connections (autocannon's overallRate); unset: each connection as fast as it is answered. */
+  rate?: number;
 }
 
 /** One measured run: what autocannon counted and every latency it saw. */
@@ -107,6 +109,7 @@ function fire(scenario: Scenario, settings: LoadSettings, seconds: number, onLat
       {
         url: settings.baseUrl,
         connections: settings.connections,
+        ...(settings.rate ? { overallRate: settings.rate } : {}),
         duration: seconds,
         timeout: 10,
         method: scenario.method ?? 'GET',

@@ -14,8 +14,9 @@ export interface MixPlan {
   servicePid: number;
   /** Seconds every part of the mix runs. */
   span: number;
-  heavy: { token: string; path: string; connections: number };
-  audit: { token: string; path: string; connections: number };
+  /** `rate`: requests a second over all connections, as many as the company's quotas allow (see neighbours.ts). */
+  heavy: { token: string; path: string; connections: number; rate: number };
+  audit: { token: string; path: string; connections: number; rate: number };
   flood: { connections: number };
   /** One token per slow export (an exporting company's, as many times as it runs exports). */
   exports: string[];
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   for await (const chunk of process.stdin) input += chunk;
   const plan = JSON.parse(input) as MixPlan;
   const rss = new RssSampler(plan.servicePid);
-  const settings = (connections: number) => ({ baseUrl: plan.baseUrl, connections, duration: plan.span, warmup: 0, rss });
+  const settings = (connections: number, rate?: number) => ({ baseUrl: plan.baseUrl, connections, duration: plan.span, warmup: 0, rss, rate });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const exports = plan.exports.map((token) => slowExport(plan.baseUrl, token, 3000));
   // A part with no connections (left out with --without) is measured as nothing sent.
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
             path: plan.heavy.path,
             headers: { ...bearer(plan.heavy.token), 'accept-encoding': 'identity' },
           },
-          settings(plan.heavy.connections),
+          settings(plan.heavy.connections, plan.heavy.rate),
         ),
       'heavy_pages',
       'heavy pages (left out)',
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
             path: plan.audit.path,
             headers: bearer(plan.audit.token),
           },
-          settings(plan.audit.connections),
+          settings(plan.audit.connections, plan.audit.rate),
         ),
       'audit_reads',
       'audit reads (left out)',

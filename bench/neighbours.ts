@@ -26,6 +26,8 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config/app-config';
+import { INCLUDE_UNITS } from '../src/contract/rate-limit-policies';
 import { freePort } from '../src/database/embedded-postgres';
 import { BenchDatabase } from './database';
 import { createTenant, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
@@ -188,6 +190,25 @@ function pollReadiness(baseUrl: string) {
   return { stop: () => clearInterval(timer), seen };
 }
 
+/**
+ * What a page with every part costs the `client` and `company` policies: its own unit and its
+ * parts' (INCLUDE_UNITS).
+ */
+const HEAVY_PAGE_UNITS = 1 + INCLUDE_UNITS.transcript + INCLUDE_UNITS.evaluation + INCLUDE_UNITS.answers;
+
+/**
+ * Requests a second a company may send at `units` each within the deployed `company` quota (its
+ * default, spread over as many clients as the `client` quota needs). The service runs with quotas
+ * out of reach, so that B can be measured as fast as it answers; the neighbours pace themselves
+ * to what the deployed quotas would let them send ("within their quotas"), at the concurrency of
+ * the attack. Without the pace a closed loop sends as much as the machine answers, whatever an
+ * answer costs: a cheaper heavy page only meant more of them.
+ */
+function withinQuota(units: number): number {
+  const { limit, windowSeconds } = loadConfig({ NODE_ENV: 'test' }).rateLimits.company;
+  return round(limit / windowSeconds / units, 2);
+}
+
 /** The pass: seeds its companies into `db`, starts one production service, measures. */
 export async function neighboursPass(ctx: NeighboursContext): Promise<NeighboursReport> {
   const { db, env, tmp, size, log } = ctx;
@@ -272,8 +293,9 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
         token: heavyToken,
         path: `/v1/meetings?limit=100&ids=${heavyIds}&include=transcript,evaluation,answers`,
         connections: size.heavyPages,
+        rate: withinQuota(HEAVY_PAGE_UNITS),
       },
-      audit: { token: auditToken, path: `/v1/audit-events?resource_id=${named}&status=5xx`, connections: size.auditReads },
+      audit: { token: auditToken, path: `/v1/audit-events?resource_id=${named}&status=5xx`, connections: size.auditReads, rate: withinQuota(1) },
       flood: { connections: size.floodConnections },
       exports: exporters.flatMap((_, i) => Array.from({ length: size.exportsPerCompany }, () => exportTokens[i])),
     });
