@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/app-config';
-import { INCLUDE_UNITS } from '../src/contract/rate-limit-policies';
+import { FILTERED_AUDIT_READ_UNITS, INCLUDE_UNITS } from '../src/contract/rate-limit-policies';
 import { freePort } from '../src/database/embedded-postgres';
 import { BenchDatabase } from './database';
 import { createTenant, refreshDocuments, sampleMeetingIds, seedVolume, Tenant } from './dataset';
@@ -295,7 +295,12 @@ export async function neighboursPass(ctx: NeighboursContext): Promise<Neighbours
         connections: size.heavyPages,
         rate: withinQuota(HEAVY_PAGE_UNITS),
       },
-      audit: { token: auditToken, path: `/v1/audit-events?resource_id=${named}&status=5xx`, connections: size.auditReads, rate: withinQuota(1) },
+      audit: {
+        token: auditToken,
+        path: `/v1/audit-events?resource_id=${named}&status=5xx`,
+        connections: size.auditReads,
+        rate: withinQuota(1 + FILTERED_AUDIT_READ_UNITS),
+      },
       flood: { connections: size.floodConnections },
       exports: exporters.flatMap((_, i) => Array.from({ length: size.exportsPerCompany }, () => exportTokens[i])),
     });

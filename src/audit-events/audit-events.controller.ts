@@ -5,6 +5,8 @@ import { Page } from '../common/cursors/keyset-page';
 import { OwnTransaction } from '../database/tenant-transaction.interceptor';
 import { AuditEventDto, AuditEventsPageEnvelope } from './audit-event.dto';
 import { AuditEventsService } from './audit-events.service';
+import { FILTERED_AUDIT_READ_UNITS } from '../contract/rate-limit-policies';
+import { FilterCosts } from '../rate-limit/rate-limit.decorators';
 import { ListAuditEventsQuery } from './list-audit-events.query';
 
 @ApiTags('Audit events')
@@ -17,6 +19,8 @@ export class AuditEventsController {
   // The trail is read on connections of its own (maybe another database): the tenant transaction
   // authentication opened is ended first, not held idle meanwhile; client names are read in one of their own.
   @OwnTransaction()
+  // A filter judged row by row examines up to AUDIT_SCAN_ROWS events: it costs like a page of transcripts.
+  @FilterCosts(FILTERED_AUDIT_READ_UNITS, 'resource_id', 'route', 'status', 'client_id')
   @ApiOperation({
     operationId: 'listAuditEvents',
     summary: "The company's own audit trail: which client read what, and when",

@@ -9,6 +9,7 @@ import { IS_PUBLIC } from '../contract/route-metadata';
 import { HEAVY_UNITS } from '../contract/rate-limit-policies';
 import { RequestStore } from '../common/http/request-context';
 import { routeCost } from '../rate-limit/route-policies';
+import { ownsTransaction } from '../database/tenant-transaction.interceptor';
 import { FailedAuthLimit } from '../rate-limit/failed-auth-limit';
 import { BearerStrategy } from './bearer.strategy';
 
@@ -37,8 +38,10 @@ export class BearerAuthGuard extends AuthGuard() {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const address = context.switchToHttp().getRequest<Request>().ip;
     // Known before the connection is taken (authentication opens the transaction): a heavy
-    // request waits for a heavy turn of its company too (PoolGate.heavy).
-    this.cls.set('heavyRequest', routeCost(this.reflector, context, 'client') >= HEAVY_UNITS);
+    // request waits for a heavy turn of its company too (PoolGate.heavy). A route with a
+    // transaction of its own ends authentication's before its work, and takes its turns there
+    // (the export on its own pool, the audit reader on its own).
+    this.cls.set('heavyRequest', !ownsTransaction(this.reflector, context) && routeCost(this.reflector, context, 'client') >= HEAVY_UNITS);
     try {
       return (await super.canActivate(context)) as boolean;
     } catch (error) {

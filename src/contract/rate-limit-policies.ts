@@ -28,5 +28,12 @@ export type IncludeUnitPart = keyof typeof INCLUDE_UNITS;
  */
 export const HEAVY_UNITS = 11;
 
+/**
+ * What a filtered read of the audit trail costs the base policies beyond its own unit: it may
+ * examine up to AUDIT_SCAN_ROWS events (10,000), about what a page of transcripts costs
+ * PostgreSQL; so it counts like one, and is heavy work (HEAVY_UNITS).
+ */
+export const FILTERED_AUDIT_READ_UNITS = 10;
+
 /** Policies that govern a content route in addition to the base policies. */
 export type ContentPolicyName = 'email_content' | 'chat_content';

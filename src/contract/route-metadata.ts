@@ -23,3 +23,6 @@ export const INCLUDE_POLICIES = 'rate-limit:include-policies';
 
 /** The `include` parts a route counts in units (INCLUDE_UNITS): `@IncludeCosts(...parts)`. */
 export const INCLUDE_COSTS = 'rate-limit:include-costs';
+
+/** Query parameters that make a request cost units more (`@FilterCosts(units, ...params)`): a filter judged row by row. */
+export const FILTER_COSTS = 'rate-limit:filter-costs';

@@ -14,6 +14,10 @@ const OWN_TRANSACTION = 'database:own-transaction';
  */
 export const OwnTransaction = () => SetMetadata(OWN_TRANSACTION, true);
 
+/** Whether the route `context` is about opens its own transaction (OwnTransaction). */
+export const ownsTransaction = (reflector: Reflector, context: ExecutionContext): boolean =>
+  reflector.get<boolean>(OWN_TRANSACTION, context.getHandler()) === true;
+
 /** Wraps every authenticated request's handler in its tenant transaction. */
 @Injectable()
 export class TenantTransactionInterceptor implements NestInterceptor {
@@ -26,7 +30,7 @@ export class TenantTransactionInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const principal = this.cls.get('principal');
     if (!principal) return next.handle();
-    if (this.reflector.get<boolean>(OWN_TRANSACTION, context.getHandler())) {
+    if (ownsTransaction(this.reflector, context)) {
       return from(this.tenant.abandon().then(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
     }
     // Authentication opened it (with the client's state, in one round trip): the work runs in it.

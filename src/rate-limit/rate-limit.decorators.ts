@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { BASE_POLICIES, ContentPolicyName, INCLUDE_UNITS, IncludeUnitPart, RateLimitPolicyName } from '../contract/rate-limit-policies';
-import { INCLUDE_COSTS, INCLUDE_POLICIES, POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
+import { FILTER_COSTS, INCLUDE_COSTS, INCLUDE_POLICIES, POLICIES_EXTENSION, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /** A route governed by exactly these policies (declared on the token endpoint and the content routes). */
 export function RateLimitPolicies(...policies: RateLimitPolicyName[]): MethodDecorator {
@@ -18,7 +18,10 @@ export function ContentPolicy(name: ContentPolicyName): MethodDecorator {
  * `part` (a list of conversations with `include=messages` counts like a read of messages).
  */
 export function IncludePolicy(part: string, policy: ContentPolicyName): MethodDecorator {
-  return applyDecorators(SetMetadata(INCLUDE_POLICIES, { [part]: policy }), ApiExtension('x-rate-limit-include-policies', { [part]: policy }));
+  return applyDecorators(
+    SetMetadata(INCLUDE_POLICIES, { [part]: policy }),
+    ApiExtension('x-rate-limit-include-policies', { [part]: policy }),
+  );
 }
 
 /**
@@ -28,4 +31,17 @@ export function IncludePolicy(part: string, policy: ContentPolicyName): MethodDe
 export function IncludeCosts(...parts: IncludeUnitPart[]): MethodDecorator {
   const units = Object.fromEntries(parts.map((part) => [part, INCLUDE_UNITS[part]]));
   return applyDecorators(SetMetadata(INCLUDE_COSTS, units), ApiExtension('x-rate-limit-include-units', units));
+}
+
+/**
+ * A `/v1` route whose request costs the base policies `units` more when it names any of `params`
+ * (filters the database judges row by row, within a bound of rows examined): announced in
+ * `RateLimit-Policy` and in the OpenAPI document.
+ */
+export function FilterCosts(units: number, ...params: string[]): MethodDecorator {
+  const costs = { units, params };
+  return applyDecorators(
+    SetMetadata(FILTER_COSTS, costs),
+    ApiExtension('x-rate-limit-filter-units', Object.fromEntries(params.map((p) => [p, units]))),
+  );
 }

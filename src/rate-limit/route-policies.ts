@@ -2,7 +2,7 @@ import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { BASE_POLICIES, RateLimitPolicyName } from '../contract/rate-limit-policies';
 import type { Request } from 'express';
-import { INCLUDE_COSTS, INCLUDE_POLICIES, IS_PUBLIC, ROUTE_POLICIES } from '../contract/route-metadata';
+import { FILTER_COSTS, INCLUDE_COSTS, INCLUDE_POLICIES, IS_PUBLIC, ROUTE_POLICIES } from '../contract/route-metadata';
 
 /**
  * The policies of the route `context` is about: the declared set, else the base policies for
@@ -25,14 +25,18 @@ export function routePolicies(reflector: Reflector, context: ExecutionContext): 
 
 /**
  * The units the request costs each policy of its route: 1, and for the base policies, the
- * units of each `include` part it names that the route counts (each part once: a part named
+ * units of a filter it names that the route counts (FilterCosts), and of each `include` part it names that the route counts (each part once: a part named
  * twice is refused with 400 anyway).
  */
 export function routeCost(reflector: Reflector, context: ExecutionContext, policy: RateLimitPolicyName): number {
   if (!BASE_POLICIES.includes(policy)) return 1;
-  const units = reflector.getAllAndOverride<Record<string, number> | undefined>(INCLUDE_COSTS, [context.getHandler(), context.getClass()]);
-  if (!units) return 1;
-  return [...new Set(includeParts(context))].reduce((cost, part) => cost + (Object.hasOwn(units, part) ? units[part] : 0), 1);
+  const targets = [context.getHandler(), context.getClass()];
+  const filters = reflector.getAllAndOverride<{ units: number; params: string[] } | undefined>(FILTER_COSTS, targets);
+  const query = context.switchToHttp().getRequest<Request>().query ?? {};
+  const filtered = filters && filters.params.some((p) => query[p] !== undefined) ? filters.units : 0;
+  const units = reflector.getAllAndOverride<Record<string, number> | undefined>(INCLUDE_COSTS, targets);
+  if (!units) return 1 + filtered;
+  return [...new Set(includeParts(context))].reduce((cost, part) => cost + (Object.hasOwn(units, part) ? units[part] : 0), 1 + filtered);
 }
 
 /** The parts the request's `include` names (validated later; an invalid include is refused with 400 anyway). */

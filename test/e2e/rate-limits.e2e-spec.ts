@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { REFUSAL_DELAY_MS } from '../../src/rate-limit/failed-auth-limit';
+import { FILTERED_AUDIT_READ_UNITS } from '../../src/contract/rate-limit-policies';
 import { DataSource } from 'typeorm';
 import { ALL_SCOPES, Scope } from '../../src/contract/scopes';
 import { Company } from '../../src/companies/company.entity';
@@ -276,6 +277,23 @@ describe('cost units: include parts count toward the client and company policies
     // Announced on answers given before the count too (401: the route's policies as this request would count them).
     const unauthenticated = await http.get('/v1/chat?include=messages').expect(401);
     expect(unauthenticated.headers['ratelimit-policy']).toBe(messages.headers['ratelimit-policy']);
+  });
+
+  it('a filtered read of the audit trail costs like a page of transcripts (it may examine 10,000 events); an unfiltered page costs one unit', async () => {
+    const { clients } = await tenant(db, http, 1, [...ALL_SCOPES]);
+    const token = clients[0].token;
+    const plain = await bearer(http, token, '/v1/audit-events?limit=5').expect(200);
+    expect(plain.headers['ratelimit-policy']).toBe('"client";q=100;w=60, "company";q=40;w=60');
+    expect(remaining(plain, 'company')).toBe(39);
+    const byStatus = await bearer(http, token, '/v1/audit-events?limit=5&status=5xx').expect(200);
+    expect(rateLimitOf(byStatus).policy.get('company')).toEqual({ q: 40, w: 60, cost: 1 + FILTERED_AUDIT_READ_UNITS });
+    expect(remaining(byStatus, 'company')).toBe(39 - 1 - FILTERED_AUDIT_READ_UNITS);
+    // Every filter judged row by row, as announced before the count (401: as this request would count).
+    for (const filter of ['route=GET%20%2Fv1%2Fmeetings', `client_id=${clients[0].clientId}`, 'resource_id=mtg_7Ks2vQpL9xWc4RtY8nBz3D']) {
+      const announced = await http.get(`/v1/audit-events?limit=5&${filter}`).expect(401);
+      const cost = 1 + FILTERED_AUDIT_READ_UNITS;
+      expect(announced.headers['ratelimit-policy']).toBe(`"client";q=100;w=60;cost=${cost}, "company";q=40;w=60;cost=${cost}`);
+    }
   });
 
   it('twenty heavy pages at once spend their company quota: 429 with Retry-After, while another company is served in full', async () => {
