@@ -11,7 +11,7 @@ import { RecordingsFactory, Ref } from '../../src/seeding/recordings.factory';
 import { createClient, requestToken, TestClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { expectError } from '../support/http';
-import { apiDataSource, createTestApp, eventually, ownerDataSource } from '../support/test-app';
+import { apiDataSource, createTestApp, eventually, lockWaiters, ownerDataSource } from '../support/test-app';
 
 /** An event as the route answers it. */
 interface Event {
@@ -322,9 +322,9 @@ describe('GET /v1/audit-events: a company reads its own trail', () => {
         await expect(api.query(`SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
       }
       // Without a company named in the transaction, the function refuses.
-      await expect(api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10, NULL)')).rejects.toThrow(
-        /app\.audit_company/,
-      );
+      await expect(
+        api.query('SELECT * FROM app_audit_events(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 10, NULL)'),
+      ).rejects.toThrow(/app\.audit_company/);
       // Named, it answers that company's rows only.
       const rows: Array<{ request_id: string }> = await api.transaction(async (m) => {
         await m.query(`SELECT set_config('app.audit_company', $1, true)`, [b.company.publicId]);
@@ -516,13 +516,14 @@ describe('GET /v1/audit-events: no company takes the reader from another', () =>
     await runner.query(`LOCK TABLE ${partition} IN ACCESS EXCLUSIVE MODE`);
     try {
       const held = Array.from({ length: 6 }, () =>
-        http.get('/v1/audit-events').auth(auditC, { type: 'bearer' }).query({ resource_id: HOT, limit: '5' }).then((res) => res.status),
+        http
+          .get('/v1/audit-events')
+          .auth(auditC, { type: 'bearer' })
+          .query({ resource_id: HOT, limit: '5' })
+          .then((res) => res.status),
       );
       // One of the reader's 4 connections is C's, waiting on the lock; C's other reads wait behind it.
-      const lockWaits = async () => {
-        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1::regclass AND NOT granted`, [partition]);
-        return n;
-      };
+      const lockWaits = () => lockWaiters(db, partition);
       await eventually(async () => (await lockWaits()) === 1, 10_000);
       // A filtered read is heavy work: C's holds the instance's one heavy turn (HEAVY_REQUESTS_MAX=1),
       // its others wait for it; D's unfiltered page waits for no heavy turn.

@@ -13,7 +13,7 @@ import { completeLinesOf, linesOf, openExport, rawBody, seedBigCompany } from '.
 import { createCompany } from '../support/factories';
 import { expectError } from '../support/http';
 import { rateLimitOf, retryAfterOf } from '../support/rate-limit-headers';
-import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
+import { createTestApp, eventually, lockWaiters, ownerDataSource, serverIdle } from '../support/test-app';
 
 /** An app listening on a port (the slow readers are real sockets), its metrics scraped on another. */
 async function listening(env: NodeJS.ProcessEnv) {
@@ -28,7 +28,9 @@ async function listening(env: NodeJS.ProcessEnv) {
     http: request(app.getHttpServer()),
     metric: async (name: string, labels: Record<string, string> = {}): Promise<number> => {
       const samples: Sample[] = parseExposition(await (await fetch(metricsUrl)).text());
-      const found = samples.filter((s) => s.name === `${METRIC_PREFIX}${name}` && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      const found = samples.filter(
+        (s) => s.name === `${METRIC_PREFIX}${name}` && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+      );
       return found.reduce((sum, s) => sum + s.value, 0);
     },
     close: async (server: Server = metricsServer) => {
@@ -187,7 +189,11 @@ describe('GET /v1/export: its own connections and its bounds (#48)', () => {
       const { body } = await stream.ended;
       expect(body.toString('utf8')).not.toContain('"object":"export"');
       expect(await metric('exports_ended_total', { outcome: 'too_slow' })).toBe(1);
-      const whole = await http.get('/v1/export?types=meeting&include=transcript').set('Authorization', `Bearer ${token}`).buffer(true).parse(rawBody);
+      const whole = await http
+        .get('/v1/export?types=meeting&include=transcript')
+        .set('Authorization', `Bearer ${token}`)
+        .buffer(true)
+        .parse(rawBody);
       expect(linesOf(whole.body as Buffer).pop()).toMatchObject({ object: 'export', records: { meeting: 6000 } });
     }, 60_000);
   });
@@ -207,17 +213,9 @@ describe('GET /v1/export: its own connections and its bounds (#48)', () => {
         try {
           const req = httpGet(`${service.base}/v1/export?types=meeting`, { headers: { Authorization: `Bearer ${token}` } });
           req.on('error', () => undefined);
-          await eventually(async () => {
-            const [{ n }]: Array<{ n: number }> = await db.query(
-              `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'audit_events'::regclass AND NOT granted`,
-            );
-            return n >= 1 && pool.inUse === 1;
-          }, 10_000);
+          await eventually(async () => (await lockWaiters(db, 'audit_events')) >= 1 && pool.inUse === 1, 10_000);
           req.destroy();
-          await eventually(
-            () => new Promise<boolean>((resolve) => service.app.getHttpServer().getConnections((_e: Error | null, count: number) => resolve(count === 0))),
-            10_000,
-          );
+          await eventually(() => serverIdle(service.app.getHttpServer()), 10_000);
         } finally {
           await lock.commitTransaction();
           await lock.release();

@@ -8,16 +8,13 @@ import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { PoolGate } from '../../src/database/pool-gate';
 import { createClient, requestToken } from '../support/credentials';
 import { createTenant, Tenant } from '../support/tenant';
-import { createTestApp, eventually, ownerDataSource } from '../support/test-app';
+import { createTestApp, eventually, lockWaiters, ownerDataSource, serverIdle } from '../support/test-app';
 
 /** The API pool the app's tenant transactions draw from. */
 const apiPool = (app: NestExpressApplication): Pool => (app.get(DataSource).driver as PostgresDriver).master as Pool;
 
 /** Backends whose statement waits for the chat table's lock (held by the test). */
-async function waitingOnLock(owner: DataSource): Promise<number> {
-  const [{ n }] = await owner.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'chat_conversations'::regclass AND NOT granted`);
-  return n;
-}
+const waitingOnLock = (owner: DataSource) => lockWaiters(owner, 'chat_conversations');
 
 /** An answer with how long it took. */
 async function timed(test: request.Test): Promise<{ status: number; ms: number }> {
@@ -63,7 +60,10 @@ describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)
       heavy = Array.from({ length: HEAVY }, () => timed(http.get('/v1/chat?limit=1').set('Authorization', `Bearer ${a.token}`)));
       const gate = app.get(PoolGate).gate;
       // A holds what it may (its share: 2 of 4; the rest of its requests queue, in the gate or the pool).
-      await eventually(async () => (await waitingOnLock(owner)) >= 2 && gate.stats().waiting + apiPool(app).waitingCount >= HEAVY - 4, 10_000);
+      await eventually(
+        async () => (await waitingOnLock(owner)) >= 2 && gate.stats().waiting + apiPool(app).waitingCount >= HEAVY - 4,
+        10_000,
+      );
 
       const read = await timed(http.get('/v1/meetings?limit=1').set('Authorization', `Bearer ${b.token}`));
       expect(read.status).toBe(200);
@@ -101,19 +101,11 @@ describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)
       const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/chat?limit=1', headers: { Authorization: `Bearer ${b.token}` } });
       req.on('error', () => undefined);
       req.end();
-      await eventually(async () => {
-        const [{ n }]: Array<{ n: number }> = await owner.query(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'api_clients'::regclass AND NOT granted`,
-        );
-        return n >= 1;
-      }, 10_000);
+      await eventually(async () => (await lockWaiters(owner, 'api_clients')) >= 1, 10_000);
       expect(gate.stats().held).toBe(1);
       req.destroy();
       // The server saw the socket close.
-      await eventually(
-        () => new Promise<boolean>((resolve) => app.getHttpServer().getConnections((_e: Error | null, count: number) => resolve(count === 0))),
-        10_000,
-      );
+      await eventually(() => serverIdle(app.getHttpServer()), 10_000);
     } finally {
       await lock.commitTransaction();
       await lock.release();
@@ -134,12 +126,7 @@ describe('the request pool shared fairly among companies (DB_POOL_COMPANY_SHARE)
     ]);
     for (const t of [heavyA, heavyB]) await t.people.recording('meeting', { owner: t.seller, transcript: 'enhanced' });
     const pool = app.get(PoolGate);
-    const onTranscripts = async () => {
-      const [{ n }]: Array<{ n: number }> = await owner.query(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'transcripts'::regclass AND NOT granted`,
-      );
-      return n;
-    };
+    const onTranscripts = () => lockWaiters(owner, 'transcripts');
     const lock: QueryRunner = owner.createQueryRunner();
     await lock.connect();
     await lock.startTransaction();

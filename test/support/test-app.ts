@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import type { Server } from 'node:http';
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
@@ -88,6 +89,20 @@ export async function apiDataSource(): Promise<DataSource> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Backends waiting for a lock on `relation` (a table a test locked to hold statements inside the database). */
+export async function lockWaiters(db: DataSource, relation: string): Promise<number> {
+  const [{ n }]: Array<{ n: number }> = await db.query(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1::regclass AND NOT granted`,
+    [relation],
+  );
+  return n;
+}
+
+/** Whether `server` holds no connection any more (a client's close, seen by the server). */
+export function serverIdle(server: Server): Promise<boolean> {
+  return new Promise((resolve) => server.getConnections((_error, count) => resolve(count === 0)));
+}
 
 /** Polls `check` every 100 ms until it holds; the milliseconds it took, or an error after `timeoutMs`. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
