@@ -102,7 +102,7 @@ function open(baseUrl: string, path: string, token: string): Promise<IncomingMes
 }
 
 /** One whole export: lines and bytes counted as they arrive; fails unless it ends with its trailer. */
-async function exportOnce(
+export async function exportOnce(
   baseUrl: string,
   token: string,
   query: string,
@@ -123,7 +123,7 @@ async function exportOnce(
 }
 
 /** One client reading every page of a list at limit=100, one request after the other. */
-async function walkOnce(baseUrl: string, token: string, path: string): Promise<Omit<Throughput, 'records_per_second' | 'mb_per_second'>> {
+export async function walkOnce(baseUrl: string, token: string, path: string): Promise<Omit<Throughput, 'records_per_second' | 'mb_per_second'>> {
   const started = performance.now();
   let requests = 0;
   let records = 0;
