@@ -1,6 +1,7 @@
 import { ConversationChannel } from '../conversations/conversation-channel';
-import { conversationsByIdStatement, MessageRowBase, messagesOfStatement, PositionedRow } from '../conversations/conversations.repository';
-import { presentedByConversation, renderConversation } from '../conversations/conversations.service';
+import { conversationsByIdStatement, messagesOfStatement } from '../conversations/conversation.sql';
+import { MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
+import { presentedByConversation, renderConversation } from '../conversations/conversation-renderer';
 import { OwnerPool, Sql } from '../database/owner-pool';
 import { DocumentRefresher, ReadModelDescriptor } from './document-refresher';
 
