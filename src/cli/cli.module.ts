@@ -20,7 +20,7 @@ import { ChangeCompaction } from '../changes/change-compaction';
 import { ChangesCompactCommand } from './changes.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WEBHOOK_COMMANDS } from './webhooks.commands';
-import { ReadModelModule } from '../read-model/read-model';
+import { ReadModelModule } from '../read-model/read-model.module';
 import { DocumentsRefreshCommand } from './documents.commands';
 
 const commands = [

@@ -1,5 +1,5 @@
 import { Command } from 'nest-commander';
-import { ReadModel } from '../read-model/read-model';
+import { ReadModels } from '../read-model/read-models';
 import { AdminCommand, CommonOptions } from './admin-command';
 
 @Command({
@@ -8,7 +8,7 @@ import { AdminCommand, CommonOptions } from './admin-command';
     'write every waiting document of the read models (meetings and calls, e-mail and chat conversations) now (the worker does it in the background); adds one for any record or conversation without',
 })
 export class DocumentsRefreshCommand extends AdminCommand<CommonOptions> {
-  constructor(private readonly refresher: ReadModel) {
+  constructor(private readonly refresher: ReadModels) {
     super();
   }
 

@@ -4,13 +4,8 @@ import { Scope } from '../contract/scopes';
 import { ContentPolicyName } from '../contract/rate-limit-policies';
 import { IdKind } from '../common/ids/public-id';
 import { CollectionDescriptor, listRouteOf } from './collection-descriptor';
-import {
-  ConversationTables,
-  conversationsByIdStatement,
-  MessageRowBase,
-  messagesOfStatement,
-  PositionedRow,
-} from './conversations.repository';
+import { ConversationTables, conversationsByIdStatement, messagesOfStatement } from './conversation.sql';
+import { MessageRowBase, PositionedRow } from './conversations.repository';
 import { codeText, presenterCode } from './presenter-code';
 
 /**

@@ -1,6 +1,7 @@
 import { AccountDto } from '../common/openapi/resources.dto';
 import { Direction } from '../conversations/conversation.vocabulary';
-import { ConversationTables, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
+import { ConversationTables } from '../conversations/conversation.sql';
+import { MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
 import { accountsJson, iso, micros, userJson } from '../database/sql';
 import { MailboxDto } from './email.dto';
 

@@ -3,7 +3,7 @@ import { AuditMaintenance } from '../audit/audit-maintenance';
 import { ChangeCompaction, HORIZON_MARK_SECONDS } from '../changes/change-compaction';
 import { AppConfig } from '../config/app-config';
 import { Metrics } from '../metrics/metrics';
-import { ReadModel } from '../read-model/read-model';
+import { ReadModels } from '../read-model/read-models';
 import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { Job, WebhookQueue } from '../webhooks/webhook-queue';
@@ -42,7 +42,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
     private readonly dispatcher: WebhookDispatcher,
     private readonly sender: WebhookSender,
     private readonly deliveries: WebhookDeliveries,
-    private readonly refresher: ReadModel,
+    private readonly refresher: ReadModels,
     private readonly compaction: ChangeCompaction,
     private readonly audit: AuditMaintenance,
     metrics: Metrics,

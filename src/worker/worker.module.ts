@@ -3,7 +3,7 @@ import { AuditMaintenance } from '../audit/audit-maintenance';
 import { ChangeCompaction } from '../changes/change-compaction';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
-import { ReadModelModule } from '../read-model/read-model';
+import { ReadModelModule } from '../read-model/read-model.module';
 import { WebhookSender } from '../webhooks/webhook-sender';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WorkerMetrics } from '../webhooks/worker-metrics';

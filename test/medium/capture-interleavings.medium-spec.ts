@@ -9,12 +9,12 @@ import { mintId } from '../../src/common/ids/public-id';
 import { AppConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { DATA_SCOPES } from '../../src/contract/scopes';
-import { ConversationDocumentRefresher } from '../../src/conversations/conversation-document-refresher';
 import { OwnerPool } from '../../src/database/owner-pool';
 import { EMAIL_CHANNEL } from '../../src/emails/email-channel';
 import { Metrics } from '../../src/metrics/metrics';
-import { ReadModel } from '../../src/read-model/read-model';
-import { DocumentRefresher } from '../../src/recordings/document-refresher';
+import { conversationDocumentRefresher } from '../../src/read-model/conversation-documents';
+import { ReadModels } from '../../src/read-model/read-models';
+import { recordingDocumentRefresher } from '../../src/read-model/recording-documents';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { installCaptureUnderTest } from '../support/capture-under-test';
@@ -767,7 +767,7 @@ describe('change capture and the read model under interleaved writers [waits]', 
   let app: NestExpressApplication;
   let base: string;
   let ownerPool: OwnerPool;
-  let readModel: ReadModel;
+  let readModel: ReadModels;
   let writers: WriterConnection[];
   let monitor: Client;
   let su: Client;
@@ -798,10 +798,10 @@ describe('change capture and the read model under interleaved writers [waits]', 
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     ownerPool = new OwnerPool(app.get(DatabaseUrls), app.get(AppConfig), new Metrics(false));
-    readModel = new ReadModel(
-      new DocumentRefresher(ownerPool),
-      new ConversationDocumentRefresher(ownerPool, [EMAIL_CHANNEL, CHAT_CHANNEL]),
-    );
+    readModel = new ReadModels([
+      recordingDocumentRefresher(ownerPool),
+      conversationDocumentRefresher(ownerPool, [EMAIL_CHANNEL, CHAT_CHANNEL]),
+    ]);
     writers = await Promise.all([1, 2, 3].map((i) => WriterConnection.open(ownerUrl, `W${i}`)));
     monitor = new Client({ connectionString: ownerUrl, application_name: 'interleavings-monitor' });
     await monitor.connect();

@@ -5,12 +5,8 @@ import { DataSource } from 'typeorm';
 import { CHAT_TABLES, ChatConversationRow, ChatMessageRow } from '../../src/chat/chat.sql';
 import { TimeIdPosition } from '../../src/common/cursors/keyset-page';
 import { Company } from '../../src/companies/company.entity';
-import {
-  ConversationsRepository,
-  ConversationTables,
-  MessageRowBase,
-  PositionedRow,
-} from '../../src/conversations/conversations.repository';
+import { ConversationTables } from '../../src/conversations/conversation.sql';
+import { ConversationsRepository, MessageRowBase, PositionedRow } from '../../src/conversations/conversations.repository';
 import { ListConversationsQuery } from '../../src/conversations/list-conversations.query';
 import { EMAIL_TABLES } from '../../src/emails/email.sql';
 import { ConversationsFactory } from '../../src/seeding/conversations.factory';

@@ -6,7 +6,8 @@ import { AppConfig } from '../../src/config/app-config';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { OwnerPool } from '../../src/database/owner-pool';
 import { Metrics } from '../../src/metrics/metrics';
-import { DocumentRefresher } from '../../src/recordings/document-refresher';
+import { DocumentRefresher } from '../../src/read-model/document-refresher';
+import { recordingDocumentRefresher } from '../../src/read-model/recording-documents';
 import { DOCUMENT_FORMAT } from '../../src/recordings/recording.sql';
 import { RecordingKind, RECORDING_KINDS } from '../../src/recordings/recording.vocabulary';
 import { RecordingsRepository } from '../../src/recordings/recordings.repository';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   [owner, app] = await Promise.all([ownerDataSource(), createTestApp()]);
   repo = app.get(RecordingsRepository);
   ownerPool = new OwnerPool(app.get(DatabaseUrls), app.get(AppConfig), new Metrics(false));
-  refresher = new DocumentRefresher(ownerPool);
+  refresher = recordingDocumentRefresher(ownerPool);
   company = await createCompany(owner);
   factory = new RecordingsFactory(owner, company.id);
   ana = await factory.user({ name: 'Ana Lima', email: `ana.${company.publicId}@example.com` });

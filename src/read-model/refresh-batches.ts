@@ -1,4 +1,4 @@
-import { Sql } from './owner-pool';
+import { Sql } from '../database/owner-pool';
 
 /** What a refresh of a read model did. */
 export interface RefreshRun {

@@ -1,4 +1,4 @@
-import { RefreshRun, refreshInTurn } from './read-model';
+import { RefreshRun, refreshInTurn } from './refresh-batches';
 
 /** A refresher with `waiting` documents, writing up to a batch of them each call; its calls logged as `name`. */
 function refresher(name: string, waiting: number, batch: number, calls: string[]) {
