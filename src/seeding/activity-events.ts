@@ -14,7 +14,7 @@ import {
   salesTranscript,
   SELLER_LINES,
   slug,
-} from './demo-seeder';
+} from './demo-content';
 import { RecordingsFactory, TemplateRef, UserRef } from './recordings.factory';
 import { Ref } from './tenant-factory';
 
