@@ -32,7 +32,10 @@ export function withDatabaseVariables<Base extends VariablesBase>(base: Base) {
     /** The part of DB_POOL_SIZE one company may hold at once (rounded up, at least one connection); its further requests wait their turn. */
     @IsOptional()
     @Type(() => Number)
-    @Satisfies((v) => typeof v === 'number' && v > 0 && v <= 1, 'must be a fraction of DB_POOL_SIZE greater than 0 and at most 1 (such as 0.5)')
+    @Satisfies(
+      (v) => typeof v === 'number' && v > 0 && v <= 1,
+      'must be a fraction of DB_POOL_SIZE greater than 0 and at most 1 (such as 0.5)',
+    )
     DB_POOL_COMPANY_SHARE?: number;
 
     /** Connections of the schema owner's pool in the worker and the admin commands. */

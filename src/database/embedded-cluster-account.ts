@@ -117,7 +117,12 @@ function packageVersion(file: string): string {
  * own (named by a hash of its real path) in a reachable home. A relocated cluster whose data dir
  * lost its `postgres.json` (the user deleted DATA_DIR to start afresh) is stale: it is removed.
  */
-export async function reachableClusterDir(dataDir: string, account: Account, homes: string[], state: { clusterDir?: string } | null): Promise<string> {
+export async function reachableClusterDir(
+  dataDir: string,
+  account: Account,
+  homes: string[],
+  state: { clusterDir?: string } | null,
+): Promise<string> {
   const inPlace = join(dataDir, 'postgres');
   if (!account) return inPlace;
   if (state && !state.clusterDir && existsSync(join(inPlace, 'PG_VERSION'))) return inPlace;
@@ -143,4 +148,3 @@ export async function reachableClusterDir(dataDir: string, account: Account, hom
   }
   return clusterDir;
 }
-

@@ -18,7 +18,13 @@ function run(program: string, args: string[], account: Account): Promise<void> {
   });
 }
 
-export async function initialise(buildDir: string, clusterDir: string, superPassword: string, account: Account, log: (line: string) => void) {
+export async function initialise(
+  buildDir: string,
+  clusterDir: string,
+  superPassword: string,
+  account: Account,
+  log: (line: string) => void,
+) {
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
   // The password file sits beside the cluster, readable by its account alone, and goes at once.
   const passwordFile = join(dirname(clusterDir), `.pwfile-${randomBytes(6).toString('hex')}`);
@@ -88,4 +94,3 @@ export function stopServer(server: ChildProcess): Promise<void> {
     server.kill('SIGINT');
   });
 }
-
