@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AUDIT_READ_FUNCTION, AuditEventFilters } from '../audit/audit-read-sql';
-import { AuditEventFields, readCompanyTrail } from '../audit/company-trail-read';
+import { AuditEventFields, filterArguments, readCompanyTrail } from '../audit/company-trail-read';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
@@ -98,19 +98,7 @@ export class AuditEventsRepository implements OnModuleDestroy {
            e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.attempts, e.scan_end
          FROM ${AUDIT_READ_FUNCTION.replace(/\(.*\)/, '')}($1, $2, $3, $4, $5, $6, $7,
            CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10, $11) e`,
-            [
-              filters.client ?? null,
-              filters.route ?? null,
-              filters.status?.min ?? null,
-              filters.status?.max ?? null,
-              filters.resource ?? null,
-              filters.after ?? null,
-              filters.before ?? null,
-              position?.[0] ?? null,
-              position?.[1] ?? null,
-              limit,
-              this.scanRows,
-            ],
+            [...filterArguments(filters), position?.[0] ?? null, position?.[1] ?? null, limit, this.scanRows],
           );
           return rows;
         },

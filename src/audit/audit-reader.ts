@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
 import { DatabaseUrls } from '../config/database-urls';
 import { AuditEventFilters } from './audit-read-sql';
-import { AuditEventFields, readCompanyTrail } from './company-trail-read';
+import { AuditEventFields, filterArguments, readCompanyTrail } from './company-trail-read';
 
 /** An event as the CLI reads it: with its company. */
 export interface AuditRecord extends AuditEventFields {
@@ -36,17 +36,7 @@ export class AuditReader {
           `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
          FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8, NULL) e
          ORDER BY e.occurred_at, e.id`,
-          [
-            filters.client ?? null,
-            filters.route ?? null,
-            filters.status?.min ?? null,
-            filters.status?.max ?? null,
-            filters.resource ?? null,
-            filters.after ?? null,
-            filters.before ?? null,
-            limit,
-            company,
-          ],
+          [...filterArguments(filters), limit, company],
         );
         return rows;
       });

@@ -1,4 +1,5 @@
 import { inTransaction } from '../common/transaction';
+import { AuditEventFilters } from './audit-read-sql';
 
 /** What every read of the trail returns of an event (the route's page and the CLI's records add their own). */
 export interface AuditEventFields {
@@ -41,4 +42,17 @@ export function readCompanyTrail<T>(
     'BEGIN READ ONLY',
     rollbackFailed,
   );
+}
+
+/** `app_audit_events`' first seven arguments ($1 to $7): the filters, each NULL when absent. */
+export function filterArguments(filters: AuditEventFilters): unknown[] {
+  return [
+    filters.client ?? null,
+    filters.route ?? null,
+    filters.status?.min ?? null,
+    filters.status?.max ?? null,
+    filters.resource ?? null,
+    filters.after ?? null,
+    filters.before ?? null,
+  ];
 }
