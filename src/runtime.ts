@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppConfig, ConfigError } from './config/app-config';
 import { DatabaseUrls } from './config/database-urls';
-import { PEM_BLOCK } from './config/environment';
+import { PEM_BLOCK } from './config/environment-rules';
 import { RuntimeSecrets } from './config/runtime-secrets';
 import { EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 

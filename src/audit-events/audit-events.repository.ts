@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AUDIT_READ_FUNCTION, AuditEventFilters } from '../audit/audit-read-sql';
+import { AuditEventFields, filterArguments, readCompanyTrail } from '../audit/company-trail-read';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
@@ -9,21 +10,9 @@ import { FairGate } from '../database/fair-gate';
 import { PoolGate } from '../database/pool-gate';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
-export interface AuditEventRow {
+export interface AuditEventRow extends AuditEventFields {
   key: string;
   position: string;
-  occurred_at: string;
-  request_id: string;
-  client: string | null;
-  address: string | null;
-  method: string;
-  route: string | null;
-  path_params: Record<string, string>;
-  query: Record<string, unknown>;
-  status: number;
-  resource_ids: string[];
-  truncated: boolean;
-  attempts: number;
 }
 
 /** What one call of the read function found: its events, and where its scan stopped when the bound ended it first. */
@@ -91,38 +80,33 @@ export class AuditEventsRepository implements OnModuleDestroy {
     return heavy ? this.gates.heavy.run(company, READ_TIMEOUT_MS, read) : read();
   }
 
-  private async read(company: string, filters: AuditEventFilters, position: [string, string] | null, limit: number): Promise<AuditEventScan> {
+  private async read(
+    company: string,
+    filters: AuditEventFilters,
+    position: [string, string] | null,
+    limit: number,
+  ): Promise<AuditEventScan> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
-      const { rows } = await client.query<AuditEventRow & { scan_end: boolean }>(
-        `SELECT e.id::text AS key, ${micros('e.occurred_at')} AS position, ${iso('e.occurred_at')} AS occurred_at, e.request_id, e.client,
+      const rows = await readCompanyTrail(
+        client,
+        company,
+        async () => {
+          const { rows } = await client.query<AuditEventRow & { scan_end: boolean }>(
+            `SELECT e.id::text AS key, ${micros('e.occurred_at')} AS position, ${iso('e.occurred_at')} AS occurred_at, e.request_id, e.client,
            e.address, e.method, e.route, e.path_params, e.query, e.status, e.resource_ids, e.truncated, e.attempts, e.scan_end
          FROM ${AUDIT_READ_FUNCTION.replace(/\(.*\)/, '')}($1, $2, $3, $4, $5, $6, $7,
            CASE WHEN $8::bigint IS NULL THEN NULL ELSE timestamptz 'epoch' + $8::bigint * interval '1 microsecond' END, $9, $10, $11) e`,
-        [
-          filters.client ?? null,
-          filters.route ?? null,
-          filters.status?.min ?? null,
-          filters.status?.max ?? null,
-          filters.resource ?? null,
-          filters.after ?? null,
-          filters.before ?? null,
-          position?.[0] ?? null,
-          position?.[1] ?? null,
-          limit,
-          this.scanRows,
-        ],
+            [...filterArguments(filters), position?.[0] ?? null, position?.[1] ?? null, limit, this.scanRows],
+          );
+          return rows;
+        },
+        (failure) => (broken = failure),
       );
-      await client.query('COMMIT');
       const last = rows[rows.length - 1];
       if (last?.scan_end) return { rows: rows.slice(0, -1).map(withoutScanEnd), scanEnd: [last.position, last.key] };
       return { rows: rows.map(withoutScanEnd), scanEnd: null };
-    } catch (error) {
-      await client.query('ROLLBACK').catch((failure: Error) => (broken = failure));
-      throw error;
     } finally {
       client.release(broken);
     }

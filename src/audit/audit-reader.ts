@@ -2,21 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Client } from 'pg';
 import { DatabaseUrls } from '../config/database-urls';
 import { AuditEventFilters } from './audit-read-sql';
+import { AuditEventFields, filterArguments, readCompanyTrail } from './company-trail-read';
 
-export interface AuditRecord {
-  occurred_at: string;
-  request_id: string;
+/** An event as the CLI reads it: with its company. */
+export interface AuditRecord extends AuditEventFields {
   company: string | null;
-  client: string | null;
-  address: string | null;
-  method: string;
-  route: string | null;
-  path_params: Record<string, string>;
-  query: Record<string, unknown>;
-  status: number;
-  resource_ids: string[];
-  truncated: boolean;
-  attempts: number;
 }
 
 const RECORD_COLUMNS = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at, request_id, company, client,
@@ -41,26 +31,15 @@ export class AuditReader {
     const client = new Client({ connectionString: this.urls.auditOwner, application_name: 'conversation-read-api-admin' });
     await client.connect();
     try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SELECT set_config('app.audit_company', $1, true)`, [company]);
-      const { rows } = await client.query<AuditRecord>(
-        `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
+      return await readCompanyTrail(client, company, async () => {
+        const { rows } = await client.query<AuditRecord>(
+          `SELECT ${RECORD_COLUMNS.replace('company, client', '$9::text AS company, client')}
          FROM app_audit_events($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $8, NULL) e
          ORDER BY e.occurred_at, e.id`,
-        [
-          filters.client ?? null,
-          filters.route ?? null,
-          filters.status?.min ?? null,
-          filters.status?.max ?? null,
-          filters.resource ?? null,
-          filters.after ?? null,
-          filters.before ?? null,
-          limit,
-          company,
-        ],
-      );
-      await client.query('COMMIT');
-      return rows;
+          [...filterArguments(filters), limit, company],
+        );
+        return rows;
+      });
     } finally {
       await client.end();
     }

@@ -7,6 +7,7 @@ import { ContextController } from '../context/context.controller';
 import { EmailsController } from '../emails/emails.controller';
 import { HealthController } from '../health/health.controller';
 import { CallsController, MeetingsController } from '../recordings/recordings.controller';
+import { INCLUDE_COSTS } from '../contract/route-metadata';
 import { routeCost, routePolicies } from './route-policies';
 
 describe('route rate-limit policies', () => {
@@ -85,5 +86,17 @@ describe('route rate-limit policies', () => {
       }
       expect(costOf(controller, 'messages', 'messages', 'client')).toBe(1);
     }
+  });
+
+  it("computes a request's cost once, for whichever guard asks first, and answers the others from it", () => {
+    const context = contextOf(MeetingsController, 'get', { include: 'transcript' });
+    const request = context.switchToHttp().getRequest();
+    const once = { ...context, switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext;
+    const read = jest.spyOn(reflector, 'getAllAndOverride');
+    const costs = (['client', 'company', 'client'] as const).map((policy) => routeCost(reflector, once, policy));
+    expect(costs).toEqual([costs[0], costs[0], costs[0]]);
+    expect(costs[0]).toBeGreaterThan(1);
+    expect(read.mock.calls.filter(([key]) => key === INCLUDE_COSTS)).toHaveLength(1);
+    read.mockRestore();
   });
 });

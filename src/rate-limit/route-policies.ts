@@ -29,7 +29,27 @@ export function routePolicies(reflector: Reflector, context: ExecutionContext): 
  * twice is refused with 400 anyway).
  */
 export function routeCost(reflector: Reflector, context: ExecutionContext, policy: RateLimitPolicyName): number {
-  if (!BASE_POLICIES.includes(policy)) return 1;
+  return BASE_POLICIES.includes(policy) ? baseCost(reflector, context) : 1;
+}
+
+/**
+ * What the base policies cost, per request: computed by the first guard that asks (the policy
+ * guard announcing it, or authentication marking a heavy request) and read by the others (the
+ * rate-limit guard counting it). The request's route and query do not change between guards.
+ */
+const baseCosts = new WeakMap<Request, number>();
+
+function baseCost(reflector: Reflector, context: ExecutionContext): number {
+  const req = context.switchToHttp().getRequest<Request>();
+  let cost = baseCosts.get(req);
+  if (cost === undefined) {
+    cost = computeBaseCost(reflector, context);
+    baseCosts.set(req, cost);
+  }
+  return cost;
+}
+
+function computeBaseCost(reflector: Reflector, context: ExecutionContext): number {
   const targets = [context.getHandler(), context.getClass()];
   const filters = reflector.getAllAndOverride<{ units: number; params: string[] } | undefined>(FILTER_COSTS, targets);
   const query = context.switchToHttp().getRequest<Request>().query ?? {};

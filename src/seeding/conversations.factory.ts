@@ -3,6 +3,7 @@ import { Direction } from '../conversations/conversation.vocabulary';
 import { normalizeMsgId, threadKey, threadSubject } from '../emails/email-thread';
 import { Ref, TenantFactory, token } from './tenant-factory';
 import type { UserRef } from './recordings.factory';
+import { BULK_CHAT_MESSAGES, BULK_CHATS, BULK_EMAIL_MESSAGES, BULK_EMAILS } from './conversations-bulk-sql';
 
 export interface AddressEntry {
   address: string;
@@ -234,51 +235,29 @@ export class ConversationsFactory extends TenantFactory {
    * apart from `from` (or all at `from`, ties broken by id), for pagination and volume.
    */
   async bulkEmails(count: number, mailbox: MailboxRef, from: Date, options: { sameInstant?: boolean } = {}): Promise<void> {
-    await this.db.query(
-      `WITH c AS (
-         INSERT INTO email_conversations (public_id, company_id, thread_key, subject, first_message_at, last_message_at, last_message_direction)
-         SELECT app_public_id($7), $1, md5(random()::text || g::text) || '@bulk', 'Conversa ' || g,
-           t, t, 'outbound'
-         FROM generate_series(1, $2::int) g, LATERAL (SELECT $3::timestamptz + CASE WHEN $4 THEN interval '0' ELSE (g - 1) * interval '1 second' END AS t) x
-         RETURNING id, last_message_at, subject
-       ), linked AS (
-         INSERT INTO email_conversation_mailboxes (company_id, conversation_id, mailbox_id) SELECT $1, c.id, $5 FROM c
-       )
-       INSERT INTO email_messages (public_id, company_id, conversation_id, message_id, sent_at, direction, subject, snippet, body_text, sender, recipients_to)
-       SELECT app_public_id($8), $1, c.id, md5(random()::text || c.id::text) || '@bulk', c.last_message_at,
-         'outbound', c.subject, 'Olá', 'Olá', jsonb_build_object('address', $6::text, 'name', NULL, 'internal', true),
-         jsonb_build_array(jsonb_build_object('address', 'cliente' || c.id || '@cliente.com.br', 'name', NULL, 'internal', false))
-       FROM c`,
-      [
-        this.companyId,
-        count,
-        from,
-        options.sameInstant ?? false,
-        mailbox.id,
-        mailbox.address,
-        ID_PREFIX.emailConversation,
-        ID_PREFIX.emailMessage,
-      ],
-    );
+    await this.db.query(BULK_EMAILS, [
+      this.companyId,
+      count,
+      from,
+      options.sameInstant ?? false,
+      mailbox.id,
+      mailbox.address,
+      ID_PREFIX.emailConversation,
+      ID_PREFIX.emailMessage,
+    ]);
   }
 
   /** `count` one-message chats of `seller` in one statement, as bulkEmails does for emails. */
   async bulkChats(count: number, seller: UserRef, from: Date, options: { sameInstant?: boolean } = {}): Promise<void> {
-    await this.db.query(
-      `WITH c AS (
-         INSERT INTO chat_conversations (public_id, company_id, source, chat_key, is_group, contact_phone, contact_name, seller_id, seller_phone,
-           first_message_at, last_message_at, last_message_direction)
-         SELECT app_public_id($6), $1, 'chat_web', md5(random()::text || g::text), false,
-           '+55 11 9' || lpad(g::text, 8, '0'), 'Contato ' || g, $5, '+55 11 90000-0000', t, t, 'inbound'
-         FROM generate_series(1, $2::int) g, LATERAL (SELECT $3::timestamptz + CASE WHEN $4 THEN interval '0' ELSE (g - 1) * interval '1 second' END AS t) x
-         RETURNING id, last_message_at, contact_phone, contact_name
-       )
-       INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
-       SELECT app_public_id($7), $1, c.id, md5(random()::text), c.last_message_at, 'inbound',
-         c.contact_phone, c.contact_name, 'text', 'Olá'
-       FROM c`,
-      [this.companyId, count, from, options.sameInstant ?? false, seller.id, ID_PREFIX.chatConversation, ID_PREFIX.chatMessage],
-    );
+    await this.db.query(BULK_CHATS, [
+      this.companyId,
+      count,
+      from,
+      options.sameInstant ?? false,
+      seller.id,
+      ID_PREFIX.chatConversation,
+      ID_PREFIX.chatMessage,
+    ]);
   }
 
   /** `count` more messages in one conversation, one second apart from `from` (or all at `from`). */
@@ -289,18 +268,7 @@ export class ConversationsFactory extends TenantFactory {
     from: Date,
     options: { sameInstant?: boolean } = {},
   ): Promise<void> {
-    const at = `$3::timestamptz + CASE WHEN $4 THEN interval '0' ELSE (g - 1) * interval '1 second' END`;
-    const sql =
-      channel === 'email'
-        ? `INSERT INTO email_messages (public_id, company_id, conversation_id, message_id, sent_at, direction, subject, snippet, body_text, sender)
-           SELECT app_public_id($6), $1, $2, md5(random()::text || g::text) || '@bulk', ${at},
-             CASE WHEN g % 2 = 0 THEN 'outbound' ELSE 'inbound' END, 'Re: Conversa', 'Mensagem ' || g, 'Mensagem ' || g,
-             jsonb_build_object('address', 'pessoa' || g || '@cliente.com.br', 'name', NULL, 'internal', false)
-           FROM generate_series(1, $5::int) g`
-        : `INSERT INTO chat_messages (public_id, company_id, conversation_id, external_id, sent_at, direction, author_phone, author_name, type, text)
-           SELECT app_public_id($6), $1, $2, md5(random()::text || g::text), ${at},
-             CASE WHEN g % 2 = 0 THEN 'outbound' ELSE 'inbound' END, '+55 11 98888-7777', 'Cliente', 'text', 'Mensagem ' || g
-           FROM generate_series(1, $5::int) g`;
+    const sql = channel === 'email' ? BULK_EMAIL_MESSAGES : BULK_CHAT_MESSAGES;
     const prefix = channel === 'email' ? ID_PREFIX.emailMessage : ID_PREFIX.chatMessage;
     await this.db.query(sql, [this.companyId, conversation.id, from, options.sameInstant ?? false, count, prefix]);
   }

@@ -96,7 +96,7 @@ const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id 
 export class WebhookDeliveries {
   constructor(readonly db: OwnerPool) {}
 
-  // ── the dispatcher's side ────────────────────────────────────────────────────────────────
+  // The dispatcher's side.
 
   /**
    * Endpoints with something to dispatch: an idle batch, and either a delivery due or an entry of
@@ -217,7 +217,7 @@ export class WebhookDeliveries {
     );
   }
 
-  // ── the sender's side: a job's run ───────────────────────────────────────────────────────
+  // The sender's side: a job's run.
 
   /** What `job` holds and has not settled, in order. */
   async heldBy(job: string): Promise<Sendable[]> {
@@ -287,7 +287,7 @@ export class WebhookDeliveries {
     );
   }
 
-  // ── history ──────────────────────────────────────────────────────────────────────────────
+  // History.
 
   async list(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
     const { rows } = await this.db.query<DeliveryRow>(
