@@ -85,7 +85,7 @@ const message = (channel: Channel): CapturedTable => {
       `SELECT DISTINCT company_id, conversation_id FROM ${rows} WHERE ${notNoted(conversations, 'conversation_id')}`,
       transition,
     );
-  const updated = `FROM ${OLD_AND_NEW}`;
+  const pairs = `FROM ${OLD_AND_NEW}`;
   return captured(table, {
     INSERT: `${createdEntries(`SELECT t.company_id, '${object}', t.public_id, t.id, c.public_id, 'created', ${EPOCH}
   FROM new_rows t ${parentOf('t')}`)}
@@ -94,15 +94,15 @@ ${record(arrivals('new_rows', 'new_rows'))}`,
 UNION ALL ${arrivals('old_rows', 'old_rows')}`),
     UPDATE: `${idKept('message', '')}
 ${record(`SELECT ${row('n', 'updated', parts(['details']))}
-  ${updated} ${parentOf('n')} WHERE n.company_id = o.company_id
+  ${pairs} ${parentOf('n')} WHERE n.company_id = o.company_id
 UNION ALL SELECT ${row('o', 'deleted', NOTHING)}
-  ${updated} ${parentOf('o')} WHERE n.company_id <> o.company_id
+  ${pairs} ${parentOf('o')} WHERE n.company_id <> o.company_id
 UNION ALL SELECT ${row('n', 'created', NOTHING)}
-  ${updated} ${parentOf('n')} WHERE n.company_id <> o.company_id
+  ${pairs} ${parentOf('n')} WHERE n.company_id <> o.company_id
 UNION ALL ${messagesOf(
   channel,
-  `SELECT n.company_id, n.conversation_id ${updated} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
-    UNION SELECT o.company_id, o.conversation_id ${updated} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
+  `SELECT n.company_id, n.conversation_id ${pairs} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)
+    UNION SELECT o.company_id, o.conversation_id ${pairs} WHERE (n.company_id, n.conversation_id) <> (o.company_id, o.conversation_id)`,
   'new_rows',
 )}`)}
 ${backWhereItWas(COMPANY_CHANGED, `'${object}'`)}
