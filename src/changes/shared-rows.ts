@@ -2,9 +2,9 @@
  * The shared rows: rows that many records and conversations show (a user's name, a tag, an
  * account's domain…), and how the capture orders the writers that change them against the
  * writers that attach a record to them. The next reviewer checks this table, not a trigger:
- * capture-sql.ts takes its locks from it, and `shared-rows.md` beside it is this table rendered
- * (a unit test keeps the two equal; a medium spec checks that every foreign key from a captured
- * table to a shared one is listed).
+ * the capture's triggers take their locks from it (byOperation, capture-builders.ts), and
+ * `shared-rows.md` beside it is this table rendered (a unit test keeps the two equal; a medium
+ * spec checks that every foreign key from a captured table to a shared one is listed).
  *
  * Why it is needed. Transaction T inserts a chat whose seller is user U; transaction R renames U.
  * The foreign key check takes `FOR KEY SHARE` on U and the rename `FOR NO KEY UPDATE`: nothing
@@ -34,7 +34,8 @@
  *
  * Lock order: in a trigger, every shared row before any record or document, shared tables in the
  * order of SHARED_ROWS, rows by id; then the records app_record_changes logs (by id), then their
- * documents (see capture-sql.ts), the order every writer of a record takes them in.
+ * documents (app_record_changes, capture-shared-functions.ts), the order every writer of a record
+ * takes them in.
  * Two transactions that take them across several statements in other orders can still deadlock:
  * PostgreSQL aborts one (`40P01`), and a capture writer retries it, as it retries serialization
  * failures (`40001`).
