@@ -1,3 +1,4 @@
+import { CaptureMismatchError } from './changes/capture-check';
 import { ConfigError } from './config/app-config';
 import { DatabaseRoleError } from './database/database-role-check';
 import { EmbeddedDatabaseError } from './database/embedded-postgres';
@@ -9,7 +10,11 @@ import { EmbeddedDatabaseError } from './database/embedded-postgres';
  */
 export function runEntryPoint(main: () => Promise<void>, what: string): void {
   main().catch((error: unknown) => {
-    const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseError || error instanceof DatabaseRoleError;
+    const known =
+      error instanceof ConfigError ||
+      error instanceof EmbeddedDatabaseError ||
+      error instanceof DatabaseRoleError ||
+      error instanceof CaptureMismatchError;
     process.stderr.write(`${known ? error.message : `${what} failed: ${(error as Error).stack ?? error}`}\n`);
     process.exit(1);
   });

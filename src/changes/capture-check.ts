@@ -1,7 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DatabaseRoleError } from '../database/database-role-check';
 import { CAPTURE_TRIGGERS } from './capture-sql';
 
 /**
@@ -25,6 +24,9 @@ export async function captureTriggersOff(dataSource: DataSource): Promise<string
   });
 }
 
+/** A capture trigger missing or not firing for every writer: the operator's to fix, as the message says (the entry point prints it alone). */
+export class CaptureMismatchError extends Error {}
+
 /**
  * Refuses to start the API while a capture trigger is missing or does not fire for every writer:
  * the feed's promise (nothing is ever skipped) holds only with capture on, and nothing else would
@@ -37,7 +39,7 @@ export class CaptureCheck implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const off = await captureTriggersOff(this.dataSource);
     if (!off.length) return;
-    throw new DatabaseRoleError(
+    throw new CaptureMismatchError(
       `CHANGE CAPTURE IS NOT ON FOR EVERY WRITER: ${off.slice(0, 5).join(', ')}${off.length > 5 ? ` and ${off.length - 5} more` : ''}. ` +
         'Refusing to start: the change feed would silently miss changes. As the schema owner, run the ' +
         'CREATE OR REPLACE TRIGGER and ALTER TABLE … ENABLE ALWAYS TRIGGER lines of src/changes/capture.sql ' +

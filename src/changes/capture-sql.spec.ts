@@ -28,6 +28,15 @@ describe('capture.sql', () => {
     expect(transition(from, to)).toEqual(['DROP TRIGGER t_old ON things', made, to[2], 'DROP FUNCTION app_old(text, integer)']);
   });
 
+  it('makes a capture migration of what changed only: today’s capture with one function edited moves by that function', () => {
+    const today = statementsOf(renderCaptureSql());
+    const at = today.findIndex((sql) => sql.startsWith('CREATE OR REPLACE FUNCTION app_changes_recordings()'));
+    const edited = today.map((sql, i) => (i === at ? sql.replace('RETURN NULL;', 'RETURN NULL; -- edited') : sql));
+    expect(transition(today, today)).toEqual([]);
+    expect(transition(today, edited)).toEqual([edited[at]]);
+    expect(transition(edited, today)).toEqual([today[at]]);
+  });
+
   it('shared-rows.md is shared-rows.ts rendered', () => {
     expect(readFileSync(SHARED_ROWS_PATH, 'utf8')).toBe(renderSharedRows());
   });

@@ -5,7 +5,7 @@ import { ChangeAction, ChangedPart, ChangeObject, CHANGE_OBJECTS } from './chang
 
 /**
  * A position in the feed (decimal text): the epoch (one life of the server: see
- * app_change_epoch in capture-sql.ts), the writing transaction's id, the entry's sequence number.
+ * app_change_epoch in capture-shared-functions.ts), the writing transaction's id, the entry's sequence number.
  */
 export type FeedPosition = [epoch: string, xid: string, seq: string];
 

@@ -1,8 +1,9 @@
 /**
  * `npm run capture:render`: writes `capture.sql`, today's capture rendered from capture-sql.ts, and
  * `shared-rows.md`, the table of shared rows of shared-rows.ts.
- * `npm run capture:render -- --migration Name [--timestamp N]`: also writes a migration that installs it, with
- * the literal statements (up: today's text; down: the text `capture.sql` held before), so that
+ * `npm run capture:render -- --migration Name [--timestamp N] [--previous file]`: also writes, before
+ * it renders capture.sql anew, a migration that takes a database from the capture `capture.sql` held
+ * (or `file`) to today's: only what changed (transition() below), in literal statements, so that
  * the migration never changes when capture-sql.ts does.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -47,6 +48,16 @@ function definitions(statements: string[]): { functions: Map<string, string>; tr
  * The statements that take a database from the capture `from` to the capture `to`: drop the
  * triggers `to` lacks, run the statements of `to` that `from` did not hold word for word (a
  * trigger made again is enabled again), drop the functions `to` lacks.
+ *
+ * This is what a capture migration holds: the difference, never the whole capture. To write one,
+ * edit the builders (capture-sql.ts lists them), then run
+ * `npm run capture:render -- --migration Name`: `from` is the committed capture.sql (or
+ * `--previous file`), `to` the builders; it writes `UP = transition(from, to)` and
+ * `DOWN = transition(to, from)` as literal text into src/database/migrations/<timestamp>-<name>.ts
+ * and renders capture.sql anew. Then add the class to migrations/index.ts and say in its doc
+ * comment what changed and why. Example: 1766600000001-kind-ids.ts (three functions up, their
+ * text before down). test/medium/migrations.medium-spec.ts proves that a database migrated one
+ * step at a time then runs capture.sql word for word.
  */
 export function transition(from: string[], to: string[]): string[] {
   const [before, after] = [definitions(from), definitions(to)];
@@ -66,7 +77,8 @@ function migrationFile(name: string, timestamp: number, up: string[], down: stri
 
 /**
  * Installs the change capture of src/changes/capture-sql.ts as it was on ${new Date().toISOString().slice(0, 10)} (rendered by
- * \`npm run capture:render -- --migration ${name}\`): the literal statements, never edited again.
+ * \`npm run capture:render -- --migration ${name}\`): what changed since the capture before, in literal statements,
+ * never edited again.
  */
 export class ${name}${timestamp} implements MigrationInterface {
   name = '${name}${timestamp}';
@@ -80,12 +92,12 @@ export class ${name}${timestamp} implements MigrationInterface {
   }
 }
 
-/** Today's capture. */
+/** Today's capture: the statements the capture before did not hold word for word, and the drops of what it no longer has. */
 const UP: string[] = [
 ${up.map(literal).join('\n')}
 ];
 
-/** The capture before this migration. */
+/** The capture before this migration: the statements of it that this one changed or dropped. */
 const DOWN: string[] = [
 ${down.map(literal).join('\n')}
 ];

@@ -2,9 +2,9 @@
  * The shared rows: rows that many records and conversations show (a user's name, a tag, an
  * account's domain…), and how the capture orders the writers that change them against the
  * writers that attach a record to them. The next reviewer checks this table, not a trigger:
- * capture-sql.ts takes its locks from it, and `shared-rows.md` beside it is this table rendered
- * (a unit test keeps the two equal; a medium spec checks that every foreign key from a captured
- * table to a shared one is listed).
+ * the capture's triggers take their locks from it (byOperation, capture-builders.ts), and
+ * `shared-rows.md` beside it is this table rendered (a unit test keeps the two equal; a medium
+ * spec checks that every foreign key from a captured table to a shared one is listed).
  *
  * Why it is needed. Transaction T inserts a chat whose seller is user U; transaction R renames U.
  * The foreign key check takes `FOR KEY SHARE` on U and the rename `FOR NO KEY UPDATE`: nothing
@@ -34,11 +34,13 @@
  *
  * Lock order: in a trigger, every shared row before any record or document, shared tables in the
  * order of SHARED_ROWS, rows by id; then the records app_record_changes logs (by id), then their
- * documents (see capture-sql.ts), the order every writer of a record takes them in.
+ * documents (app_record_changes, capture-shared-functions.ts), the order every writer of a record
+ * takes them in.
  * Two transactions that take them across several statements in other orders can still deadlock:
  * PostgreSQL aborts one (`40P01`), and a capture writer retries it, as it retries serialization
  * failures (`40001`).
  */
+import { OLD_AND_NEW, Op, rowsOf } from './capture-transition-rows';
 
 /** A captured row pointing at a shared row: `table.column`. */
 export interface Reference {
@@ -51,7 +53,7 @@ export interface Reshowing {
   /** The table written. */
   table: string;
   /** The operations of that table that re-show. */
-  ops: Array<'INSERT' | 'UPDATE' | 'DELETE'>;
+  ops: Op[];
   /** The shared rows re-shown, as ids: a query over the statement's transition rows (`rows`). */
   ids: (rows: string) => string;
   /** Said in the table. */
@@ -70,95 +72,69 @@ export interface SharedRow {
 
 const ref = (table: string, column: string): Reference => ({ table, column });
 
+/** `table`'s `ops` re-show the shared rows `ids` names, as `how` says. */
+const reshowing = (table: string, ops: Op[], ids: Reshowing['ids'], how: string): Reshowing => ({ table, ops, ids, how });
+
+/** Ids in a column of the written rows. */
+const own = (column: string) => (rows: string) => `SELECT ${column} FROM ${rows}`;
+
+/** Ids read through another table (`from`) whose `by` column points at the written rows. */
+const through = (from: string, id: string, by: string) => (rows: string) =>
+  `SELECT ${id} FROM ${from} WHERE ${by} IN (SELECT id FROM ${rows})`;
+
+const shared = (table: string, shownBy: string, attachedBy: Reference[], reshownBy: Reshowing[] = []): SharedRow => ({
+  table,
+  shownBy,
+  attachedBy,
+  reshownBy,
+});
+
+const ALL: Op[] = ['INSERT', 'UPDATE', 'DELETE'];
+const UPDATE: Op[] = ['UPDATE'];
+
+/** A team's members; the mailboxes a user owns. */
+const MEMBERS = through('team_memberships m', 'm.user_id', 'm.team_id');
+const OWNED_MAILBOXES = through('mailboxes mb', 'mb.id', 'mb.owner_id');
+
 /** The shared rows, in lock order. */
 export const SHARED_ROWS: SharedRow[] = [
-  {
-    table: 'teams',
-    shownBy: 'a meeting’s or call’s owner: the owner’s team',
-    attachedBy: [ref('team_memberships', 'team_id')],
-    reshownBy: [],
-  },
-  {
-    table: 'users',
-    shownBy:
-      'a meeting’s or call’s owner (with the team), its speakers (speaking durations) and skill-score users; a chat’s seller; an email’s mailbox owners',
-    attachedBy: [
+  shared('teams', 'a meeting’s or call’s owner: the owner’s team', [ref('team_memberships', 'team_id')]),
+  shared(
+    'users',
+    'a meeting’s or call’s owner (with the team), its speakers (speaking durations) and skill-score users; a chat’s seller; an email’s mailbox owners',
+    [
       ref('recordings', 'owner_id'),
       ref('recording_speaking_durations', 'user_id'),
       ref('recording_skill_scores', 'user_id'),
       ref('chat_conversations', 'seller_id'),
       ref('mailboxes', 'owner_id'),
     ],
-    reshownBy: [
-      {
-        table: 'team_memberships',
-        ops: ['INSERT', 'UPDATE', 'DELETE'],
-        ids: (rows) => `SELECT user_id FROM ${rows}`,
-        how: 'a membership added, changed or removed changes its user’s team',
-      },
-      {
-        table: 'teams',
-        ops: ['UPDATE'],
-        ids: (rows) => `SELECT m.user_id FROM team_memberships m WHERE m.team_id IN (SELECT id FROM ${rows})`,
-        how: 'a team renamed changes how its members are shown',
-      },
+    [
+      reshowing('team_memberships', ALL, own('user_id'), 'a membership added, changed or removed changes its user’s team'),
+      reshowing('teams', UPDATE, MEMBERS, 'a team renamed changes how its members are shown'),
     ],
-  },
-  {
-    table: 'mailboxes',
-    shownBy: 'an email’s mailboxes: the address and the owner',
-    attachedBy: [ref('email_conversation_mailboxes', 'mailbox_id')],
-    reshownBy: [
-      {
-        table: 'users',
-        ops: ['UPDATE'],
-        ids: (rows) => `SELECT mb.id FROM mailboxes mb WHERE mb.owner_id IN (SELECT id FROM ${rows})`,
-        how: 'a user renamed changes how the mailboxes they own are shown',
-      },
-    ],
-  },
-  {
-    table: 'templates',
-    shownBy: 'a meeting’s or call’s template (name, answers)',
-    attachedBy: [ref('recordings', 'template_id')],
-    reshownBy: [
-      {
-        table: 'template_questions',
-        ops: ['INSERT', 'UPDATE', 'DELETE'],
-        ids: (rows) => `SELECT template_id FROM ${rows}`,
-        how: 'a question added, changed or removed changes every record of its template',
-      },
-    ],
-  },
-  {
-    table: 'template_questions',
-    shownBy: 'a meeting’s or call’s answers: the question',
-    attachedBy: [ref('recording_answers', 'question_id')],
-    reshownBy: [],
-  },
-  { table: 'tags', shownBy: 'a meeting’s or call’s tags', attachedBy: [ref('recording_tags', 'tag_id')], reshownBy: [] },
-  {
-    table: 'competitors',
-    shownBy: 'a meeting’s or call’s competitors',
-    attachedBy: [ref('recording_competitors', 'competitor_id')],
-    reshownBy: [],
-  },
-  {
-    table: 'skills',
-    shownBy: 'a meeting’s or call’s skill scores',
-    attachedBy: [ref('recording_skill_scores', 'skill_id')],
-    reshownBy: [],
-  },
-  {
-    table: 'accounts',
-    shownBy: 'the accounts of a meeting, call, email or chat',
-    attachedBy: [
-      ref('recording_accounts', 'account_id'),
-      ref('email_conversation_accounts', 'account_id'),
-      ref('chat_conversation_accounts', 'account_id'),
-    ],
-    reshownBy: [],
-  },
+  ),
+  shared(
+    'mailboxes',
+    'an email’s mailboxes: the address and the owner',
+    [ref('email_conversation_mailboxes', 'mailbox_id')],
+    [reshowing('users', UPDATE, OWNED_MAILBOXES, 'a user renamed changes how the mailboxes they own are shown')],
+  ),
+  shared(
+    'templates',
+    'a meeting’s or call’s template (name, answers)',
+    [ref('recordings', 'template_id')],
+    [reshowing('template_questions', ALL, own('template_id'), 'a question added, changed or removed changes every record of its template')],
+  ),
+  shared('template_questions', 'a meeting’s or call’s answers: the question', [ref('recording_answers', 'question_id')]),
+  shared('tags', 'a meeting’s or call’s tags', [ref('recording_tags', 'tag_id')]),
+  shared('competitors', 'a meeting’s or call’s competitors', [ref('recording_competitors', 'competitor_id')]),
+  shared('skills', 'a meeting’s or call’s skill scores', [ref('recording_skill_scores', 'skill_id')]),
+  shared('accounts', 'the accounts of a meeting, call, email or chat', [
+    ref('recording_accounts', 'account_id'),
+    ref('email_conversation_accounts', 'account_id'),
+    ref('chat_conversation_accounts', 'account_id'),
+  ]),
 ];
 
 /**
@@ -192,16 +168,11 @@ const WITH_ID = new Set(['recordings', 'chat_conversations', 'mailboxes', 'recor
  */
 function attached(table: string, column: string, op: 'INSERT' | 'UPDATE'): string {
   if (op === 'INSERT' || !WITH_ID.has(table)) return `SELECT ${column} FROM new_rows`;
-  return `SELECT n.${column} FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.${column} IS DISTINCT FROM o.${column}`;
-}
-
-/** The transition rows of an operation: the new ones, and the old ones of an UPDATE or DELETE. */
-function rowsOf(op: 'INSERT' | 'UPDATE' | 'DELETE'): string[] {
-  return op === 'INSERT' ? ['new_rows'] : op === 'DELETE' ? ['old_rows'] : ['new_rows', 'old_rows'];
+  return `SELECT n.${column} FROM ${OLD_AND_NEW} WHERE n.${column} IS DISTINCT FROM o.${column}`;
 }
 
 /** Whether a trigger of `table` on `op` re-shows shared rows (its own UPDATE included): it must run at READ COMMITTED. */
-export function reshows(table: string, op: 'INSERT' | 'UPDATE' | 'DELETE'): boolean {
+export function reshows(table: string, op: Op): boolean {
   return SHARED_ROWS.some(
     (shared) => (shared.table === table && op === 'UPDATE') || shared.reshownBy.some((r) => r.table === table && r.ops.includes(op)),
   );
@@ -212,7 +183,7 @@ export function reshows(table: string, op: 'INSERT' | 'UPDATE' | 'DELETE'): bool
  * COMMITTED for a re-showing write, then the locks of the shared rows, in SHARED_ROWS order and
  * by id within a table.
  */
-export function sharedRowLocks(table: string, op: 'INSERT' | 'UPDATE' | 'DELETE'): string[] {
+export function sharedRowLocks(table: string, op: Op): string[] {
   const statements: string[] = [];
   if (reshows(table, op)) statements.push(`PERFORM app_require_read_committed('${table}');`);
   for (const shared of SHARED_ROWS) {

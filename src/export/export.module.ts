@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChangesRepository } from '../changes/changes.repository';
+import { ChangesRepositoryModule } from '../changes/changes-repository.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { HealthModule } from '../health/health.module';
 import { RecordingsModule } from '../recordings/recordings.module';
@@ -8,8 +8,8 @@ import { ExportService } from './export.service';
 
 /** `GET /v1/export`: the NDJSON stream of a whole company from one snapshot. */
 @Module({
-  imports: [RecordingsModule, ConversationsModule, HealthModule],
+  imports: [RecordingsModule, ConversationsModule, HealthModule, ChangesRepositoryModule],
   controllers: [ExportController],
-  providers: [ExportService, ChangesRepository],
+  providers: [ExportService],
 })
 export class ExportModule {}

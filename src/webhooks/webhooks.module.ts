@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChangesRepository } from '../changes/changes.repository';
+import { ChangesRepositoryModule } from '../changes/changes-repository.module';
 import { CursorsModule } from '../common/cursors/cursors.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { OwnerPoolModule } from '../database/owner-pool';
@@ -16,8 +16,8 @@ import { WebhooksService } from './webhooks.service';
  * transaction as `GET /v1/changes`.
  */
 @Module({
-  imports: [OwnerPoolModule, CursorsModule, CompaniesModule],
-  providers: [WebhookEndpoints, WebhookDeliveries, WebhookQueue, WebhookDispatcher, ChangesRepository, WebhooksService, SigningKeys],
+  imports: [OwnerPoolModule, CursorsModule, CompaniesModule, ChangesRepositoryModule],
+  providers: [WebhookEndpoints, WebhookDeliveries, WebhookQueue, WebhookDispatcher, WebhooksService, SigningKeys],
   exports: [OwnerPoolModule, WebhookEndpoints, WebhookDeliveries, WebhookQueue, WebhookDispatcher, WebhooksService, SigningKeys],
 })
 export class WebhooksModule {}
