@@ -6,6 +6,7 @@ import { Metrics } from '../metrics/metrics';
 import { ReadModel } from '../read-model/read-model';
 import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
+import { retryWithBackoff } from '../webhooks/retry-with-backoff';
 import { Job, WebhookQueue } from '../webhooks/webhook-queue';
 import { SigningKeys } from '../webhooks/webhook-secrets';
 import { WebhookSender } from '../webhooks/webhook-sender';
@@ -16,6 +17,8 @@ const FETCH_INTERVAL_MS = 250;
 /** How long an idle read-model refresher waits before it looks again. */
 export const DOCUMENT_POLL_MS = 500;
 const HOUR_MS = 3_600_000;
+/** The queue's start is tried until the database answers: 1 s after the first failure, doubling to 30 s. */
+const QUEUE_START_RETRIES = { firstWaitMs: 1000, maxWaitMs: 30_000 };
 
 /**
  * The worker: every background loop of the service, listed once (`define`), run through one
@@ -110,16 +113,11 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async start(): Promise<void> {
-    for (let attempt = 1; !this.stopped; attempt++) {
-      try {
-        await this.queue.start(true);
-        break;
-      } catch (error) {
-        const wait = Math.min(30_000, 500 * 2 ** attempt);
-        this.logger.warn(`the webhook queue could not start (${(error as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
+    await retryWithBackoff(() => this.queue.start(true), {
+      ...QUEUE_START_RETRIES,
+      stopped: () => this.stopped,
+      onRetry: (error, wait) => this.logger.warn(`the webhook queue could not start (${error.message}); trying again in ${wait} ms`),
+    });
     if (this.stopped) return;
     for (const loop of this.loops) loop.start();
     this.logger.log(`worker running: ${this.loops.map((l) => `${l.name} (every ${l.everyMs} ms)`).join(', ')}`);
