@@ -4,7 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { retryWithBackoff } from './retry-with-backoff';
 import { Job, WebhookQueue } from './webhook-queue';
 import { signatureHeader, SigningKeys } from './webhook-secrets';
-import { Outcome, Sendable, WebhookDeliveries } from './webhook-deliveries.repository';
+import { WebhookDeliveries } from './webhook-deliveries.repository';
+import { Outcome, Sendable } from './webhook-delivery';
 import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { AttemptResult, DEFAULT_TRANSPORT, WebhookTransport } from './webhook-transport';
 
