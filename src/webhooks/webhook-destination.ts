@@ -241,7 +241,6 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-
 async function resolveAll(hostname: string): Promise<Destination[]> {
   const answers = await dns.lookup(hostname, { all: true, verbatim: true });
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));

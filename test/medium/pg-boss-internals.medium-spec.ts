@@ -61,8 +61,7 @@ describe('pg-boss internals the webhook queue reads [waits]', () => {
   }
 
   const stateOf = async (id: string) => (await boss.getJobById(QUEUE, id))?.state;
-  const holds = async (id: string) =>
-    (await pool.query<{ holds: boolean }>(`SELECT ${jobHolds('$1::uuid')} AS holds`, [id])).rows[0].holds;
+  const holds = async (id: string) => (await pool.query<{ holds: boolean }>(`SELECT ${jobHolds('$1::uuid')} AS holds`, [id])).rows[0].holds;
   const current = (run: JobRun) => pool.transaction((sql) => isCurrentRun(sql, run));
 
   it('keeps its jobs in the job table of its schema, with the columns the adapter reads', async () => {
