@@ -1,4 +1,4 @@
-import { retryWithBackoff } from './retry-with-backoff';
+import { Backoff, retryWithBackoff } from './retry-with-backoff';
 
 /** Work that fails `failures` times, then answers 'done'; counts its tries. */
 function flaky(failures: number) {
@@ -25,33 +25,24 @@ describe('retryWithBackoff', () => {
     return { ...(await result), waits, elapsedMs: Date.now() - start };
   }
 
-  it('answers the first success without waiting', async () => {
-    const work = flaky(0);
-    expect(await settle((onRetry) => retryWithBackoff(work, { firstWaitMs: 500, tries: 4, onRetry }))).toEqual({
-      value: 'done',
-      waits: [],
-      elapsedMs: 0,
-    });
-    expect(work).toHaveBeenCalledTimes(1);
-  });
-
-  it('doubles the wait after each failure and throws the last error once the tries are used up', async () => {
-    const work = flaky(10);
-    expect(await settle((onRetry) => retryWithBackoff(work, { firstWaitMs: 500, tries: 4, onRetry }))).toEqual({
-      error: 'failure 4',
-      waits: [500, 1000, 2000],
-      elapsedMs: 3500,
-    });
-    expect(work).toHaveBeenCalledTimes(4);
-  });
-
-  it('stops doubling at maxWaitMs and, without a bound on tries, tries until the work succeeds', async () => {
-    const work = flaky(7);
-    expect(await settle((onRetry) => retryWithBackoff(work, { firstWaitMs: 1000, maxWaitMs: 30_000, onRetry }))).toEqual({
-      value: 'done',
-      waits: [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000],
-      elapsedMs: 91_000,
-    });
+  it.each<[string, number, Omit<Backoff, 'onRetry'>, object]>([
+    ['answers the first success without waiting', 0, { firstWaitMs: 500, tries: 4 }, { value: 'done', waits: [], elapsedMs: 0 }],
+    [
+      'doubles the wait after each failure and throws the last error once the tries are used up',
+      10,
+      { firstWaitMs: 500, tries: 4 },
+      { error: 'failure 4', waits: [500, 1000, 2000], elapsedMs: 3500 },
+    ],
+    [
+      'stops doubling at maxWaitMs and, without a bound on tries, tries until the work succeeds',
+      7,
+      { firstWaitMs: 1000, maxWaitMs: 30_000 },
+      { value: 'done', waits: [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000], elapsedMs: 91_000 },
+    ],
+  ])('%s', async (_title, failures, backoff, expected) => {
+    const work = flaky(failures);
+    expect(await settle((onRetry) => retryWithBackoff(work, { ...backoff, onRetry }))).toEqual(expected);
+    expect(work).toHaveBeenCalledTimes(Math.min(failures + 1, backoff.tries ?? Infinity));
   });
 
   it('tries nothing more once stopped, and answers undefined', async () => {
