@@ -3,61 +3,9 @@ import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.reposi
 import { OwnerPool, Sql } from '../database/owner-pool';
 import { iso } from '../database/sql';
 import { ENDPOINT_COLUMNS, EndpointRow } from './webhook-endpoints.repository';
-import { DeliveryStatus, EndpointState, QUEUE } from './webhook.vocabulary';
-
-/** The schema pg-boss keeps its tables in. */
-export const QUEUE_SCHEMA = 'pgboss';
-
-/** One run of one job: pg-boss counts a job's runs in `retry_count` (a run that expired comes back with the same id). */
-export interface JobRun {
-  id: string;
-  run: number;
-}
-
-/** One delivery as `webhooks:deliveries` lists it. */
-export interface DeliveryRow {
-  delivery_id: string;
-  change_id: string;
-  event_type: string;
-  replay: boolean;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  last_latency_ms: number | null;
-  committed_at: string;
-  created_at: string;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-}
-
-/** A delivery to send: its id, the change it reports and the body exactly as signed. */
-export interface Sendable {
-  id: string;
-  change_id: string;
-  payload: string;
-  attempts: number;
-}
-
-/** What one attempt at one delivery came to, and what follows. */
-export interface Outcome {
-  id: string;
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
-  /** The delivery's state after this attempt, and when it is next tried (pending only). */
-  next: DeliveryStatus;
-  nextAttemptAt: Date | null;
-}
-
-/** A new delivery: one change entry for one endpoint. */
-export interface NewDelivery {
-  change_id: string;
-  event_type: string;
-  committed_at: string;
-  payload: string;
-}
+import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
+import { DeliveryRow, NewDelivery, Outcome, Sendable } from './webhook-delivery';
+import { isCurrentRun, jobHolds, JobRun } from './pg-boss-internals';
 
 /**
  * THE LEASE RULE, the only one: job `job` holds what it was given (an endpoint's batch, the
@@ -65,12 +13,11 @@ export interface NewDelivery {
  * when the job completes, which happens in the transaction that records its outcomes, or when the
  * queue lets it go (cancelled, failed for good, dropped after its keep time). How long a job waited
  * in the queue or ran never matters: an expired run is pg-boss's to hand to another worker, under
- * the same id, still holding its batch.
+ * the same id, still holding its batch. `jobHolds` reads it from pg-boss's job table
+ * (pg-boss-internals); these two judgements are its only uses.
+ *
+ * An endpoint (`e`) with no batch outstanding.
  */
-export const jobHolds = (job: string) =>
-  `EXISTS (SELECT 1 FROM ${QUEUE_SCHEMA}.job j WHERE j.name = '${QUEUE}' AND j.id = ${job} AND j.state < 'completed')`;
-
-/** An endpoint (`e`) with no batch outstanding. */
 const BATCH_IDLE = `(e.batch_job IS NULL OR NOT ${jobHolds('e.batch_job')})`;
 
 /** A delivery (`d`) due for an attempt: its time has come, or the job it was given to no longer holds it. */
@@ -234,12 +181,8 @@ export class WebhookDeliveries {
    * ends (pg-boss's expiry cannot hand it on meanwhile). False when the run expired: another run
    * of the job sends and records.
    */
-  async ownRun(sql: Sql, run: JobRun): Promise<boolean> {
-    const { rows } = await sql.query(
-      `SELECT 1 FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 FOR UPDATE`,
-      [QUEUE, run.id, run.run],
-    );
-    return rows.length > 0;
+  ownRun(sql: Sql, run: JobRun): Promise<boolean> {
+    return isCurrentRun(sql, run);
   }
 
   /** held by `job` ─▶ delivered | failed | pending (due at its retry time): every outcome of a run in one statement. */

@@ -90,21 +90,40 @@ const METADATA_NAMES = ['metadata.google.internal', 'metadata'];
 export function metadataAddress(address: string): string | null {
   if (notAnAddress(address) || !ipaddr.isValid(address)) return null;
   const ip = ipaddr.process(address);
-  const v4 = ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4) : carriedIPv4(ip as ipaddr.IPv6);
+  const v4 = ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4) : (carriedIPv4(ip as ipaddr.IPv6)?.v4 ?? null);
   const metadata = (v4 && (v4.match(METADATA_V4_RANGE) || METADATA_ADDRESSES.has(v4.toString()))) || METADATA_ADDRESSES.has(ip.toString());
   return metadata ? `${address} is a cloud metadata address` : null;
 }
 
+/** The well-known NAT64 prefix (RFC 6052), which an IPv6-only network's DNS64 answers for public IPv4 hosts. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
 /** The well-known NAT64 prefix for local use (RFC 8215). */
 const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
 /** IPv4-translated addresses (RFC 6145, ::ffff:0:a.b.c.d). */
 const TRANSLATED = ipaddr.parseCIDR('::ffff:0:0:0/96') as [ipaddr.IPv6, number];
 
-/** The IPv4 address an IPv6 address carries: NAT64 (both prefixes), 6to4, IPv4-compatible or IPv4-translated; null otherwise. */
-function carriedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
-  const low = new ipaddr.IPv4([ip.parts[6] >> 8, ip.parts[6] & 0xff, ip.parts[7] >> 8, ip.parts[7] & 0xff]);
-  if (ip.match(LOCAL_NAT64) || ip.match(TRANSLATED) || ip.parts.slice(0, 6).every((part) => part === 0)) return low;
-  return embeddedIPv4(ip);
+/** The IPv6 forms that carry an IPv4 address (IPv4-mapped aside: ipaddr.process unwraps it). */
+type Carrier = 'nat64' | '6to4' | 'local-nat64' | 'translated' | 'compatible';
+
+/**
+ * The IPv4 address an IPv6 address carries, and in which form; null when it carries none. Ours
+ * because ipaddr.js unwraps only the IPv4-mapped form (process, toIPv4Address) and Node's
+ * net.BlockList only tests membership of a range.
+ */
+function carriedIPv4(ip: ipaddr.IPv6): { carrier: Carrier; v4: ipaddr.IPv4 } | null {
+  const [, high6to4, low6to4, , , , high, low] = ip.parts;
+  const v4 = (carrier: Carrier, h = high, l = low) => ({ carrier, v4: new ipaddr.IPv4([h >> 8, h & 0xff, l >> 8, l & 0xff]) });
+  if (ip.match(NAT64)) return v4('nat64');
+  if (ip.range() === '6to4') return v4('6to4', high6to4, low6to4);
+  if (ip.match(LOCAL_NAT64)) return v4('local-nat64');
+  if (ip.match(TRANSLATED)) return v4('translated');
+  if (ipv4CompatibleForm(ip)) return v4('compatible');
+  return null;
+}
+
+/** ::/96, the deprecated IPv4-compatible form (RFC 4291 2.5.5.1): the first six words zero, `::` and `::1` included. */
+function ipv4CompatibleForm(ip: ipaddr.IPv6): boolean {
+  return ip.parts.slice(0, 6).every((part) => part === 0);
 }
 
 /** Names that only ever mean this machine or its private network. */
@@ -164,8 +183,8 @@ const RANGE_NAMES: Record<string, string> = {
 
 /** 2000::/3, the only IPv6 space allocated as global unicast (ipaddr.js calls everything it has no name for 'unicast'). */
 const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
-/** The well-known NAT64 prefix; 64:ff9b:1::/48 (RFC 8215, also 'rfc6052') is for local use and refused whole. */
-const NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
+/** The carriers whose IPv4 address decides; every other one is refused whole (NAT64 for local use among them). */
+const JUDGED_BY_IPV4: ReadonlySet<Carrier> = new Set(['nat64', '6to4']);
 
 /**
  * Why an IP address may not be connected to; null when public. Forms that carry an IPv4 address
@@ -186,14 +205,13 @@ export function refusedAddress(address: string): string | null {
     return kind && `${address} is ${kind}`;
   }
   const v6 = ip as ipaddr.IPv6;
-  const embedded = embeddedIPv4(v6);
-  if (embedded) {
-    const kind = forbiddenKind(embedded.range());
-    return kind && `${address} embeds ${embedded.toString()}, ${kind}`;
+  const carried = carriedIPv4(v6);
+  if (carried && JUDGED_BY_IPV4.has(carried.carrier)) {
+    const kind = forbiddenKind(carried.v4.range());
+    return kind && `${address} embeds ${carried.v4.toString()}, ${kind}`;
   }
   const range = v6.range();
-  if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0))
-    return `${address} is an IPv4-compatible address (deprecated)`;
+  if (range === 'unicast' && carried?.carrier === 'compatible') return `${address} is an IPv4-compatible address (deprecated)`;
   const kind = forbiddenKind(range);
   if (kind) return `${address} is ${kind}`;
   if (!v6.match(GLOBAL_UNICAST)) return `${address} is outside the global unicast space (2000::/3)`;
@@ -204,8 +222,8 @@ export function refusedAddress(address: string): string | null {
 function ipv4Compatible(address: string): boolean {
   if (!address.includes(':')) return false;
   const dotted = /^(.*:)\d+\.\d+\.\d+\.\d+$/.exec(address);
-  const parts = (ipaddr.parse(dotted ? `${dotted[1]}0:0` : address) as ipaddr.IPv6).parts;
-  return parts.slice(0, 6).every((part) => part === 0) && (dotted !== null || parts[6] !== 0);
+  const ip = ipaddr.parse(dotted ? `${dotted[1]}0:0` : address) as ipaddr.IPv6;
+  return ipv4CompatibleForm(ip) && (dotted !== null || ip.parts[6] !== 0);
 }
 
 /** Only the plain textual forms a resolver gives: no zone index (fe80::1%eth0), no 0x7f.1 or 2130706433. */
@@ -218,19 +236,10 @@ function forbiddenKind(range: string): string | null {
   return range === 'unicast' ? null : (RANGE_NAMES[range] ?? `a special-purpose address (${range})`);
 }
 
-/** The IPv4 address a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address stands for. */
-function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
-  const word = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
-  if (ip.match(NAT64)) return word(ip.parts[6], ip.parts[7]);
-  if (ip.range() === '6to4') return word(ip.parts[1], ip.parts[2]);
-  return null;
-}
-
 /** The URL's host as an address or name: IPv6 literals lose their brackets. */
 export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
-
 
 async function resolveAll(hostname: string): Promise<Destination[]> {
   const answers = await dns.lookup(hostname, { all: true, verbatim: true });

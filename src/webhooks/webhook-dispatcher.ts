@@ -6,7 +6,8 @@ import { CursorCodec } from '../common/cursors/cursor-codec';
 import { AppConfig } from '../config/app-config';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { WebhookEvent } from './webhook.vocabulary';
-import { NewDelivery, WebhookDeliveries } from './webhook-deliveries.repository';
+import { WebhookDeliveries } from './webhook-deliveries.repository';
+import { NewDelivery } from './webhook-delivery';
 import { EndpointRow } from './webhook-endpoints.repository';
 import { WebhookQueue } from './webhook-queue';
 

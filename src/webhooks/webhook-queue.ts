@@ -4,9 +4,8 @@ import PgBoss from 'pg-boss';
 import { AppConfig } from '../config/app-config';
 import { OwnerPool, Sql } from '../database/owner-pool';
 import { DeliveryJob, QUEUE } from './webhook.vocabulary';
-import { JobRun, QUEUE_SCHEMA, WebhookDeliveries } from './webhook-deliveries.repository';
-
-export { QUEUE_SCHEMA };
+import { WebhookDeliveries } from './webhook-deliveries.repository';
+import { JobRun, QUEUE_SCHEMA, runOf } from './pg-boss-internals';
 
 /** A job as one run of it sees it. */
 export interface Job extends JobRun {
@@ -111,7 +110,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   /** Up to `n` jobs that are due, now this worker's (SKIP LOCKED: no other worker gets them while this one lives). */
   async fetch(n: number): Promise<Job[]> {
     const jobs = await this.running().fetch<DeliveryJob>(QUEUE, { batchSize: n, includeMetadata: true });
-    return jobs.map((job) => ({ id: job.id, run: job.retryCount, data: job.data }));
+    return jobs.map((job) => ({ ...runOf(job), data: job.data }));
   }
 
   /** Completes the job in the caller's transaction (the caller has checked that this run is the job's current one: WebhookDeliveries.ownRun). */

@@ -1,9 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { retryWithBackoff } from './retry-with-backoff';
 import { Job, WebhookQueue } from './webhook-queue';
 import { signatureHeader, SigningKeys } from './webhook-secrets';
-import { Outcome, Sendable, WebhookDeliveries } from './webhook-deliveries.repository';
+import { WebhookDeliveries } from './webhook-deliveries.repository';
+import { Outcome, Sendable } from './webhook-delivery';
 import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { AttemptResult, DEFAULT_TRANSPORT, WebhookTransport } from './webhook-transport';
 
@@ -36,8 +38,8 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** Tries of a run's bookkeeping transaction before the job is handed back (and its deliveries sent again). */
-const BOOKKEEPING_TRIES = 4;
+/** Tries of a run's bookkeeping transaction before the job is handed back (and its deliveries sent again), 0.5, 1 and 2 s apart. */
+const BOOKKEEPING_RETRIES = { tries: 4, firstWaitMs: 500 };
 
 /**
  * One run of one job: signs each delivery the job holds (Standard Webhooks: `webhook-id` is the
@@ -104,25 +106,22 @@ export class WebhookSender implements OnApplicationShutdown {
         outcomes.push(outcomeOf(delivery, result, retrySchedule, retryAt));
       });
     }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.deliveries.db.transaction(async (sql) => {
-          if (!(await this.deliveries.ownRun(sql, job))) return; // expired and handed on: that run records
-          await this.queue.complete(sql, job);
-          await this.deliveries.record(sql, job.id, outcomes);
-          await this.deliveries.putBack(sql, job.id);
-          if (!endpoint) return;
-          if (outcomes.some((o) => o.next === 'failed')) await this.deliveries.markEndpoint(sql, endpoint.id, 'failing');
-          else if (outcomes.some((o) => o.next === 'delivered')) await this.deliveries.markEndpoint(sql, endpoint.id, 'active');
-          await this.deliveries.closeBatch(sql, endpoint.id, job.id);
-        });
-        return outcomes.length;
-      } catch (error) {
-        if (attempt >= BOOKKEEPING_TRIES) throw error;
-        this.logger.warn(`recording webhook job ${job.id} failed (${(error as Error).message}), trying again`);
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
-      }
-    }
+    const settle = () =>
+      this.deliveries.db.transaction(async (sql) => {
+        if (!(await this.deliveries.ownRun(sql, job))) return; // expired and handed on: that run records
+        await this.queue.complete(sql, job);
+        await this.deliveries.record(sql, job.id, outcomes);
+        await this.deliveries.putBack(sql, job.id);
+        if (!endpoint) return;
+        if (outcomes.some((o) => o.next === 'failed')) await this.deliveries.markEndpoint(sql, endpoint.id, 'failing');
+        else if (outcomes.some((o) => o.next === 'delivered')) await this.deliveries.markEndpoint(sql, endpoint.id, 'active');
+        await this.deliveries.closeBatch(sql, endpoint.id, job.id);
+      });
+    await retryWithBackoff(settle, {
+      ...BOOKKEEPING_RETRIES,
+      onRetry: (error) => this.logger.warn(`recording webhook job ${job.id} failed (${error.message}), trying again`),
+    });
+    return outcomes.length;
   }
 
   private attempt(url: string, secrets: string[], delivery: Sendable): Promise<AttemptResult> {

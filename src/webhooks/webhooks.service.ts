@@ -11,7 +11,8 @@ import { AppConfig } from '../config/app-config';
 import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
 import { typesOf, WebhookDispatcher } from './webhook-dispatcher';
 import { generateSigningSecret, SigningKeys } from './webhook-secrets';
-import { DeliveryRow, WebhookDeliveries } from './webhook-deliveries.repository';
+import { WebhookDeliveries } from './webhook-deliveries.repository';
+import { DeliveryRow } from './webhook-delivery';
 import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { DestinationPolicy, DestinationRefused, hostOf } from './webhook-destination';
 

@@ -6,6 +6,7 @@ import { Metrics } from '../metrics/metrics';
 import { ReadModels } from '../read-model/read-models';
 import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
+import { retryWithBackoff } from '../webhooks/retry-with-backoff';
 import { Job, WebhookQueue } from '../webhooks/webhook-queue';
 import { SigningKeys } from '../webhooks/webhook-secrets';
 import { WebhookSender } from '../webhooks/webhook-sender';
@@ -16,15 +17,38 @@ const FETCH_INTERVAL_MS = 250;
 /** How long an idle read-model refresher waits before it looks again. */
 export const DOCUMENT_POLL_MS = 500;
 const HOUR_MS = 3_600_000;
+/** The queue's start is tried until the database answers: 1 s after the first failure, doubling to 30 s. */
+const QUEUE_START_RETRIES = { firstWaitMs: 1000, maxWaitMs: 30_000 };
+/** The loops the runner names (to wake them): each one must be among those it defines, checked at start-up. */
+const WOKEN = ['webhook-dispatch', 'webhook-send'] as const;
+type WokenLoop = (typeof WOKEN)[number];
+
+/**
+ * The loops named `names`, checked once, as immich checks at start-up that every job name has its
+ * handler: a name that no loop has, or a loop name defined twice, fails start-up with what is
+ * defined, where a wake would otherwise fail at run time, long after.
+ */
+export function loopsByName<N extends string>(loops: readonly BackgroundLoop[], names: readonly N[]): Record<N, BackgroundLoop> {
+  const defined = loops.map((loop) => loop.name);
+  const twice = defined.filter((name, i) => defined.indexOf(name) !== i);
+  if (twice.length) throw new Error(`the worker defines the loop ${twice.map((n) => `"${n}"`).join(', ')} twice`);
+  const missing = names.filter((name) => !defined.includes(name));
+  if (missing.length)
+    throw new Error(
+      `the worker names the loop ${missing.map((n) => `"${n}"`).join(', ')}, which it does not define (it defines ${defined.join(', ')})`,
+    );
+  return Object.fromEntries(names.map((name) => [name, loops.find((loop) => loop.name === name)!])) as Record<N, BackgroundLoop>;
+}
 
 /**
  * The worker: every background loop of the service, listed once (`define`), run through one
  * mechanism (BackgroundLoop). It runs in the API process (WORKER=1) or alone (`npm run worker`);
- * any number of workers share one database. Start-up checks what the loops need once (the webhook
- * signing key) and refuses to start without it; the queue then starts in the background and keeps
- * trying while the database is away (the API process serves meanwhile). `ready` settles once the
- * loops run. Shutdown: no new attempt starts, each loop finishes its run, running jobs put back
- * what they have not sent, the queue stops; the connections close after (application shutdown).
+ * any number of workers share one database. Start-up checks once what the loops need (every loop
+ * the runner wakes defined: loopsByName; the webhook signing key) and refuses to start without it;
+ * the queue then starts in the background and keeps trying while the database is away (the API
+ * process serves meanwhile). `ready` settles once the loops run. Shutdown: no new attempt starts,
+ * each loop finishes its run, running jobs put back what they have not sent, the queue stops; the
+ * connections close after (application shutdown).
  */
 @Injectable()
 export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -32,6 +56,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
   readonly loops: BackgroundLoop[];
+  private readonly woken: Record<WokenLoop, BackgroundLoop>;
   /** Resolves once the queue is started and the loops run. */
   ready: Promise<void> = Promise.resolve();
 
@@ -48,6 +73,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
     metrics: Metrics,
   ) {
     this.loops = this.define();
+    this.woken = loopsByName(this.loops, WOKEN);
     metrics.gauge('worker_loop_up', 'The worker loops this process runs (1 each), by name.', [
       ...this.loops.map((loop) => ({ labels: { loop: loop.name }, read: () => (this.stopped ? 0 : 1) })),
     ]);
@@ -66,7 +92,7 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
     return [
       // Builds each endpoint's next batch from its due deliveries and its feed; wakes the sender.
       loop('webhook-dispatch', webhooks.pollMs, async () => {
-        if (await this.dispatcher.dispatch()) this.loop('webhook-send').wake();
+        if (await this.dispatcher.dispatch()) this.woken['webhook-send'].wake();
       }),
       // Runs queued batches in up to WEBHOOK_JOB_SLOTS jobs at once.
       loop('webhook-send', FETCH_INTERVAL_MS, () => this.fetchJobs()),
@@ -99,10 +125,6 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
     ];
   }
 
-  private loop(name: string): BackgroundLoop {
-    return this.loops.find((l) => l.name === name)!;
-  }
-
   onApplicationBootstrap(): void {
     void this.keys.box; // WEBHOOK_SECRET_KEY, checked once: without it the worker does not start
     this.ready = this.start();
@@ -110,16 +132,11 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async start(): Promise<void> {
-    for (let attempt = 1; !this.stopped; attempt++) {
-      try {
-        await this.queue.start(true);
-        break;
-      } catch (error) {
-        const wait = Math.min(30_000, 500 * 2 ** attempt);
-        this.logger.warn(`the webhook queue could not start (${(error as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
+    await retryWithBackoff(() => this.queue.start(true), {
+      ...QUEUE_START_RETRIES,
+      stopped: () => this.stopped,
+      onRetry: (error, wait) => this.logger.warn(`the webhook queue could not start (${error.message}); trying again in ${wait} ms`),
+    });
     if (this.stopped) return;
     for (const loop of this.loops) loop.start();
     this.logger.log(`worker running: ${this.loops.map((l) => `${l.name} (every ${l.everyMs} ms)`).join(', ')}`);
@@ -150,8 +167,8 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
       })
       .finally(() => {
         this.running.delete(run);
-        this.loop('webhook-dispatch').wake(); // the endpoint may have more
-        this.loop('webhook-send').wake();
+        this.woken['webhook-dispatch'].wake(); // the endpoint may have more
+        this.woken['webhook-send'].wake();
       });
     this.running.add(run);
   }
