@@ -1,5 +1,5 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Check, Column, ForeignKey, Index, Unique } from 'typeorm';
+import { CompanyRecord, CompanyRecordTable } from '../companies/company-record';
 import { User } from '../companies/user.entity';
 import { Direction } from '../conversations/conversation.vocabulary';
 
@@ -8,25 +8,13 @@ import { Direction } from '../conversations/conversation.vocabulary';
 @Check('chat_conversations_check1', '((NOT is_group) OR (contact_phone IS NULL))')
 @Check('chat_conversations_check2', '((deleted_at IS NULL) = (deleted_reason IS NULL))')
 @Check('chat_conversations_last_message_direction_check', `(last_message_direction = ANY (ARRAY['inbound'::text, 'outbound'::text]))`)
-@Unique('chat_conversations_company_id_id_key', ['companyId', 'id'])
 @Unique('chat_conversations_company_id_seller_id_chat_key_key', ['companyId', 'sellerId', 'chatKey'])
-@Unique('chat_conversations_public_id_key', ['publicId'])
-@ForeignKey(() => Company, ['companyId'], ['id'], { name: 'chat_conversations_company_id_fkey' })
 @ForeignKey(() => User, ['companyId', 'sellerId'], ['companyId', 'id'], { name: 'chat_conversations_company_id_seller_id_fkey' })
 @Index('chat_conversations_activity_idx', ['companyId', 'lastMessageAt', 'id'])
 // (company_id, public_id COLLATE "C"): an index TypeORM cannot describe, so it leaves it to the migration.
 @Index('chat_conversations_export', { synchronize: false })
-@Entity({ name: 'chat_conversations' })
-export class ChatConversation {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'chat_conversations_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+@CompanyRecordTable('chat_conversations')
+export class ChatConversation extends CompanyRecord {
   @Column({ type: 'text' })
   source: string;
 

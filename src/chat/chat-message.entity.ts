@@ -1,4 +1,5 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
+import { CompanyRecord } from '../companies/company-record';
 import { ChatConversation } from './chat-conversation.entity';
 import { Direction } from '../conversations/conversation.vocabulary';
 
@@ -14,16 +15,7 @@ import { Direction } from '../conversations/conversation.vocabulary';
 })
 @Index('chat_messages_page_idx', ['conversationId', 'sentAt', 'id'])
 @Entity({ name: 'chat_messages' })
-export class ChatMessage {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'chat_messages_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+export class ChatMessage extends CompanyRecord {
   @Column({ name: 'conversation_id', type: 'bigint' })
   conversationId: string;
 

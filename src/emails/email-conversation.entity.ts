@@ -1,29 +1,17 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Check, Column, Index, Unique } from 'typeorm';
+import { CompanyRecord, CompanyRecordTable } from '../companies/company-record';
 import { Direction } from '../conversations/conversation.vocabulary';
 
 /** An e-mail thread. */
 @Check('email_conversations_check', '(first_message_at <= last_message_at)')
 @Check('email_conversations_last_message_direction_check', `(last_message_direction = ANY (ARRAY['inbound'::text, 'outbound'::text]))`)
 @Check('email_conversations_message_count_check', '(message_count >= 0)')
-@Unique('email_conversations_company_id_id_key', ['companyId', 'id'])
 @Unique('email_conversations_company_id_thread_key_key', ['companyId', 'threadKey'])
-@Unique('email_conversations_public_id_key', ['publicId'])
-@ForeignKey(() => Company, ['companyId'], ['id'], { name: 'email_conversations_company_id_fkey' })
 @Index('email_conversations_activity_idx', ['companyId', 'lastMessageAt', 'id'])
 // (company_id, public_id COLLATE "C"): an index TypeORM cannot describe, so it leaves it to the migration.
 @Index('email_conversations_export', { synchronize: false })
-@Entity({ name: 'email_conversations' })
-export class EmailConversation {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'email_conversations_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+@CompanyRecordTable('email_conversations')
+export class EmailConversation extends CompanyRecord {
   @Column({ name: 'thread_key', type: 'text' })
   threadKey: string;
 

@@ -1,4 +1,5 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
+import { CompanyRecord } from '../companies/company-record';
 import { EmailConversation } from './email-conversation.entity';
 import { Direction } from '../conversations/conversation.vocabulary';
 
@@ -16,16 +17,7 @@ import { Direction } from '../conversations/conversation.vocabulary';
 })
 @Index('email_messages_page_idx', ['conversationId', 'sentAt', 'id'])
 @Entity({ name: 'email_messages' })
-export class EmailMessage {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'email_messages_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+export class EmailMessage extends CompanyRecord {
   @Column({ name: 'conversation_id', type: 'bigint' })
   conversationId: string;
 

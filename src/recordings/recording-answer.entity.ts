@@ -1,4 +1,5 @@
-import { Column, Entity, ForeignKey, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, ForeignKey, Unique } from 'typeorm';
+import { CompanyRecord } from '../companies/company-record';
 import { Recording } from './recording.entity';
 import { TemplateQuestion } from './template-question.entity';
 
@@ -13,16 +14,7 @@ import { TemplateQuestion } from './template-question.entity';
   onDelete: 'CASCADE',
 })
 @Entity({ name: 'recording_answers' })
-export class RecordingAnswer {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'recording_answers_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+export class RecordingAnswer extends CompanyRecord {
   @Column({ name: 'recording_id', type: 'bigint' })
   recordingId: string;
 

@@ -1,5 +1,5 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Check, Column, ForeignKey, Index } from 'typeorm';
+import { CompanyRecord, CompanyRecordTable } from '../companies/company-record';
 import { Template } from './template.entity';
 import { User } from '../companies/user.entity';
 import { Audience, MediaType, RecordingKind, RecordingStatus, TranscriptStatus } from './recording.vocabulary';
@@ -24,9 +24,6 @@ END)`,
   'recordings_transcript_status_check',
   `(transcript_status = ANY (ARRAY['not_started'::text, 'processing'::text, 'completed'::text, 'failed'::text]))`,
 )
-@Unique('recordings_company_id_id_key', ['companyId', 'id'])
-@Unique('recordings_public_id_key', ['publicId'])
-@ForeignKey(() => Company, ['companyId'], ['id'], { name: 'recordings_company_id_fkey' })
 @ForeignKey(() => User, ['companyId', 'ownerId'], ['companyId', 'id'], { name: 'recordings_company_id_owner_id_fkey' })
 @ForeignKey(() => Template, ['companyId', 'templateId'], ['companyId', 'id'], { name: 'recordings_company_id_template_id_fkey' })
 @Index('recordings_audience_idx', ['companyId', 'kind', 'audience', 'createdAt', 'id'])
@@ -38,17 +35,8 @@ END)`,
 @Index('recordings_owner_idx', ['companyId', 'kind', 'ownerId', 'createdAt', 'id'])
 // (company_id, kind, ((transcript_status = 'completed'::text)), created_at, id): an index TypeORM cannot describe, so it leaves it to the migration.
 @Index('recordings_transcript_idx', { synchronize: false })
-@Entity({ name: 'recordings' })
-export class Recording {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'recordings_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+@CompanyRecordTable('recordings')
+export class Recording extends CompanyRecord {
   @Column({ type: 'text' })
   kind: RecordingKind;
 

@@ -1,4 +1,5 @@
-import { Check, Column, Entity, ForeignKey, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Unique } from 'typeorm';
+import { CompanyRecord } from '../companies/company-record';
 import { Template } from './template.entity';
 import { QuestionType } from './recording.vocabulary';
 
@@ -12,16 +13,7 @@ import { QuestionType } from './recording.vocabulary';
 @Unique('template_questions_template_id_position_key', ['templateId', 'position'])
 @ForeignKey(() => Template, ['companyId', 'templateId'], ['companyId', 'id'], { name: 'template_questions_company_id_template_id_fkey' })
 @Entity({ name: 'template_questions' })
-export class TemplateQuestion {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'template_questions_pkey', generatedIdentity: 'ALWAYS' })
-  id: string;
-
-  @Column({ name: 'public_id', type: 'text' })
-  publicId: string;
-
-  @Column({ name: 'company_id', type: 'bigint' })
-  companyId: string;
-
+export class TemplateQuestion extends CompanyRecord {
   @Column({ name: 'template_id', type: 'bigint' })
   templateId: string;
 
