@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, Raw } from 'typeorm';
+import { DataSource, In, IsNull, Raw } from 'typeorm';
 import { mintId } from '../common/ids/public-id';
 import { Company } from '../companies/company.entity';
 import { TenantRepository } from '../database/tenant-repository';
@@ -67,12 +67,10 @@ export class ClientsRepository {
   async list(): Promise<ClientWithSecrets[]> {
     const clients = await this.clients.find({ order: { createdAt: 'ASC', id: 'ASC' } });
     if (clients.length === 0) return [];
-    const secrets = await this.secrets
-      .select('s')
-      .andWhere('s.clientId IN (:...ids)', { ids: clients.map((c) => c.id) })
-      .andWhere('(s.expiresAt IS NULL OR s.expiresAt > now())')
-      .orderBy('s.createdAt', 'DESC')
-      .getMany();
+    const secrets = await this.secrets.find({
+      where: { clientId: In(clients.map((c) => c.id)), expiresAt: validNow },
+      order: { createdAt: 'DESC' },
+    });
     return clients.map((client) => ({
       client,
       secrets: secrets.filter((s) => s.clientId === client.id).map((s) => ({ createdAt: s.createdAt, expiresAt: s.expiresAt })),
@@ -87,7 +85,7 @@ export class ClientsRepository {
   rotateSecret(client: ApiClient, secretHash: Buffer, graceSeconds: number): Promise<RotationOutcome> {
     return this.dataSource.transaction(async (m) => {
       const [clients, secrets] = [this.clients.in(m), this.secrets.in(m)];
-      await clients.select('c').andWhere('c.id = :id', { id: client.id }).setLock('pessimistic_write').getOne();
+      await clients.find({ where: { id: client.id }, lock: { mode: 'pessimistic_write' } });
       const valid = await secrets.find({ where: { clientId: client.id, expiresAt: validNow } });
       if (valid.length >= 2) {
         const previous = valid.find((s) => s.expiresAt !== null);

@@ -1,5 +1,5 @@
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
-import { DataSource, DeepPartial, EntityManager, EntityTarget, FindOptionsOrder, FindOptionsWhere, SelectQueryBuilder } from 'typeorm';
+import { DataSource, DeepPartial, EntityManager, EntityTarget, FindManyOptions, FindOptionsWhere } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { RequestStore } from '../common/http/request-context';
 
@@ -66,7 +66,12 @@ export class TenantRepository<E extends TenantRow> {
     return companyId;
   }
 
-  async find(options: { where?: TenantWhere<E>; order?: FindOptionsOrder<E>; take?: number } = {}): Promise<E[]> {
+  /**
+   * The company's rows that match. No query builder is offered: a `where()` on one replaces the
+   * conditions before it, the company's among them. What finders cannot say is said with operators
+   * (`In`, `Raw`); a lock is an option (`lock: { mode: 'pessimistic_write' }`, in a transaction).
+   */
+  async find(options: Omit<FindManyOptions<E>, 'where'> & { where?: TenantWhere<E> } = {}): Promise<E[]> {
     return this.manager.find(this.entity, { ...options, where: this.scoped(options.where) });
   }
 
@@ -101,13 +106,6 @@ export class TenantRepository<E extends TenantRow> {
 
   async delete(where: TenantWhere<E>): Promise<number> {
     return (await this.manager.delete(this.entity, this.scoped(where))).affected ?? 0;
-  }
-
-  /** For what the finders cannot say (locks, `IN` lists): a query builder already limited to the company. */
-  select(alias: string): SelectQueryBuilder<E> {
-    return this.manager
-      .createQueryBuilder(this.entity, alias)
-      .where(`${alias}.companyId = :tenantCompanyId`, { tenantCompanyId: this.companyId });
   }
 
   private get manager(): EntityManager {
