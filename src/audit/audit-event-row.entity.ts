@@ -1,6 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
-/** A row of the audit trail as stored, partitioned by month (audit-schema.ts). `AuditEvent` is the value the writer takes. */
+/**
+ * A row of the audit trail as stored; `AuditEvent` is the value the writer takes. The table is
+ * partitioned by month: the entity maps the parent, the partitions are the migrations' and
+ * audit:prune's (audit-schema.ts), and TypeORM's schema diff never looks at them.
+ */
 @Index('audit_events_company_client_idx', ['company', 'client', 'occurredAt', 'id'])
 @Index('audit_events_company_time_idx', ['company', 'occurredAt', 'id'])
 @Index('audit_events_request_idx', ['requestId'])
@@ -34,16 +38,16 @@ export class AuditEventRow {
   route: string | null;
 
   @Column({ name: 'path_params', type: 'jsonb', default: () => "'{}'" })
-  pathParams: unknown;
+  pathParams: Record<string, string>;
 
   @Column({ type: 'jsonb', default: () => "'{}'" })
-  query: unknown;
+  query: Record<string, unknown>;
 
   @Column({ type: 'integer' })
   status: number;
 
   @Column({ name: 'resource_ids', type: 'jsonb', default: () => "'[]'" })
-  resourceIds: unknown;
+  resourceIds: string[];
 
   @Column({ type: 'boolean', default: false })
   truncated: boolean;
