@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, In, IsNull, Raw } from 'typeorm';
 import { mintId } from '../common/ids/public-id';
+import { Company } from '../companies/company.entity';
+import { TenantRepository } from '../database/tenant-repository';
 import { ApiClient, ClientStatus } from './api-client.entity';
 import { ClientSecret } from './client-secret.entity';
 
+/** A new client of the company the context acts for (actForCompany). */
 export interface NewClient {
-  companyId: string;
   name: string;
   scopes: string[];
   cidrs: string[];
@@ -21,49 +23,57 @@ export interface ClientWithSecrets {
 
 export type RotationOutcome = { rotated: true; previousExpiresAt: Date } | { rotated: false; validUntil: Date | null };
 
+/** Still valid at the database's clock: the current secret (no expiry), or one whose grace has not ended. */
+const validNow = Raw<Date | null>((at) => `(${at} IS NULL OR ${at} > now())`);
+
 /**
- * Credential administration; runs as the schema owner (CLI), never on an API request.
- * Validity is judged by the database clock, the same clock the token endpoint uses.
+ * Credential administration; runs as the schema owner (CLI), never on an API request. Every
+ * statement but the lookup by public id (which is how an admin names a client, and tells its
+ * company) goes through TenantRepository: it acts for the company of the context, so an admin
+ * operation cannot touch another company's clients. Validity is judged by the database clock, the
+ * same clock the token endpoint uses.
  */
 @Injectable()
 export class ClientsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly clients: TenantRepository<ApiClient>;
+  private readonly secrets: TenantRepository<ClientSecret>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.clients = new TenantRepository(dataSource, ApiClient);
+    this.secrets = new TenantRepository(dataSource, ClientSecret);
+  }
 
   create(input: NewClient): Promise<ApiClient> {
     return this.dataSource.transaction(async (m) => {
-      const client = await m.save(
-        m.create(ApiClient, {
-          publicId: mintId('client'),
-          companyId: input.companyId,
-          name: input.name,
-          status: 'active',
-          scopes: input.scopes,
-          cidrs: input.cidrs,
-          credentialVersion: 1,
-        }),
-      );
-      await m.insert(ClientSecret, { clientId: client.id, companyId: client.companyId, secretHash: input.secretHash, expiresAt: null });
+      const client = await this.clients.in(m).insert({
+        publicId: mintId('client'),
+        name: input.name,
+        status: 'active',
+        scopes: input.scopes,
+        cidrs: input.cidrs,
+        credentialVersion: 1,
+      });
+      await this.secrets.in(m).insert({ clientId: client.id, secretHash: input.secretHash, expiresAt: null });
       return client;
     });
   }
 
+  /** The admin's lookup: a client id names one client of whichever company. */
   findByPublicId(publicId: string): Promise<ApiClient | null> {
     return this.dataSource.getRepository(ApiClient).findOneBy({ publicId });
   }
 
-  /** A company's clients in creation order (index api_clients_company_created_idx), with their valid secrets. */
-  async listForCompany(companyId: string): Promise<ClientWithSecrets[]> {
-    const clients = await this.dataSource.getRepository(ApiClient).find({ where: { companyId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  /** The company's clients in creation order (index api_clients_company_created_idx), with their valid secrets. */
+  async list(): Promise<ClientWithSecrets[]> {
+    const clients = await this.clients.find({ order: { createdAt: 'ASC', id: 'ASC' } });
     if (clients.length === 0) return [];
-    const secrets: Array<{ client_id: string; created_at: Date; expires_at: Date | null }> = await this.dataSource.query(
-      `SELECT client_id, created_at, expires_at FROM client_secrets
-       WHERE client_id = ANY($1) AND (expires_at IS NULL OR expires_at > now())
-       ORDER BY created_at DESC`,
-      [clients.map((c) => c.id)],
-    );
+    const secrets = await this.secrets.find({
+      where: { clientId: In(clients.map((c) => c.id)), expiresAt: validNow },
+      order: { createdAt: 'DESC' },
+    });
     return clients.map((client) => ({
       client,
-      secrets: secrets.filter((s) => s.client_id === client.id).map((s) => ({ createdAt: s.created_at, expiresAt: s.expires_at })),
+      secrets: secrets.filter((s) => s.clientId === client.id).map((s) => ({ createdAt: s.createdAt, expiresAt: s.expiresAt })),
     }));
   }
 
@@ -74,23 +84,23 @@ export class ClientsRepository {
    */
   rotateSecret(client: ApiClient, secretHash: Buffer, graceSeconds: number): Promise<RotationOutcome> {
     return this.dataSource.transaction(async (m) => {
-      await m.query('SELECT 1 FROM api_clients WHERE id = $1 FOR UPDATE', [client.id]);
-      const valid: Array<{ expires_at: Date | null }> = await m.query(
-        'SELECT expires_at FROM client_secrets WHERE client_id = $1 AND (expires_at IS NULL OR expires_at > now())',
-        [client.id],
-      );
+      const [clients, secrets] = [this.clients.in(m), this.secrets.in(m)];
+      await clients.find({ where: { id: client.id }, lock: { mode: 'pessimistic_write' } });
+      const valid = await secrets.find({ where: { clientId: client.id, expiresAt: validNow } });
       if (valid.length >= 2) {
-        const previous = valid.find((s) => s.expires_at !== null);
-        return { rotated: false, validUntil: previous?.expires_at ?? null };
+        const previous = valid.find((s) => s.expiresAt !== null);
+        return { rotated: false, validUntil: previous?.expiresAt ?? null };
       }
-      await m.query('DELETE FROM client_secrets WHERE client_id = $1 AND expires_at <= now()', [client.id]);
-      const [[previous]]: [Array<{ expires_at: Date }>] = await m.query(
-        `UPDATE client_secrets SET expires_at = now() + make_interval(secs => $2)
-         WHERE client_id = $1 AND expires_at IS NULL RETURNING expires_at`,
-        [client.id, graceSeconds],
+      await secrets.delete({ clientId: client.id, expiresAt: Raw((at) => `${at} <= now()`) });
+      await secrets.update(
+        { clientId: client.id, expiresAt: IsNull() },
+        { expiresAt: () => 'now() + make_interval(secs => :grace)' },
+        { grace: graceSeconds },
       );
-      await m.insert(ClientSecret, { clientId: client.id, companyId: client.companyId, secretHash, expiresAt: null });
-      return { rotated: true, previousExpiresAt: previous.expires_at };
+      // now() is the transaction's start, so the expiry just set reads back as set.
+      const previous = await secrets.findOne({ clientId: client.id, expiresAt: Raw((at) => `${at} IS NOT NULL`) });
+      await secrets.insert({ clientId: client.id, secretHash, expiresAt: null });
+      return { rotated: true, previousExpiresAt: previous!.expiresAt! };
     });
   }
 
@@ -101,35 +111,31 @@ export class ClientsRepository {
    * client's company.
    */
   async expirePreviousSecrets(client: ApiClient): Promise<{ expired: number; companyPublicId: string }> {
-    const [row]: Array<{ expired: number; company: string }> = await this.dataSource.query(
-      `WITH ended AS (
-         UPDATE client_secrets SET expires_at = now() WHERE client_id = $1 AND expires_at IS NOT NULL AND expires_at > now() RETURNING 1
-       )
-       SELECT (SELECT count(*)::int FROM ended) AS expired, (SELECT public_id FROM companies WHERE id = $2) AS company`,
-      [client.id, client.companyId],
+    const expired = await this.secrets.update(
+      { clientId: client.id, expiresAt: Raw((at) => `${at} IS NOT NULL AND ${at} > now()`) },
+      { expiresAt: () => 'now()' },
     );
-    return { expired: row.expired, companyPublicId: row.company };
+    const company = await this.dataSource.getRepository(Company).findOneByOrFail({ id: this.clients.companyId });
+    return { expired, companyPublicId: company.publicId };
   }
 
   /** Sets the status; `invalidateTokens` bumps the credential version, killing issued tokens. */
   async setStatus(client: ApiClient, status: ClientStatus, invalidateTokens: boolean): Promise<ApiClient> {
-    return this.update(client, (m) =>
-      m
-        .createQueryBuilder()
-        .update(ApiClient)
-        .set({ status, ...(invalidateTokens ? { credentialVersion: () => 'credential_version + 1' } : {}) })
-        .where('id = :id', { id: client.id })
-        .execute(),
+    await this.clients.update(
+      { id: client.id },
+      { status, ...(invalidateTokens ? { credentialVersion: () => 'credential_version + 1' } : {}) },
     );
+    return this.reread(client);
   }
 
   async setCidrs(client: ApiClient, cidrs: string[]): Promise<ApiClient> {
-    return this.update(client, (m) => m.update(ApiClient, { id: client.id }, { cidrs }));
+    await this.clients.update({ id: client.id }, { cidrs });
+    return this.reread(client);
   }
 
-  private async update(client: ApiClient, change: (m: EntityManager) => Promise<unknown>): Promise<ApiClient> {
-    const m = this.dataSource.manager;
-    await change(m);
-    return m.findOneByOrFail(ApiClient, { id: client.id });
+  private async reread(client: ApiClient): Promise<ApiClient> {
+    const row = await this.clients.findOne({ id: client.id });
+    if (!row) throw new Error(`client ${client.publicId} is not a client of the company this context acts for`);
+    return row;
   }
 }

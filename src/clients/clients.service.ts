@@ -4,6 +4,7 @@ import { AdminError } from '../common/errors/admin-error';
 import { parseId } from '../common/ids/public-id';
 import { CompaniesService } from '../companies/companies.service';
 import { AppConfig } from '../config/app-config';
+import { actForCompany } from '../database/tenant-repository';
 import { AddressAllowList, InvalidCidrError } from './address-allow-list';
 import { ApiClient, ClientStatus } from './api-client.entity';
 import { generateClientSecret, hashClientSecret } from './client-secret';
@@ -22,7 +23,11 @@ export interface ClientSummary {
   secrets: Array<{ created_at: string; expires_at: string | null }>;
 }
 
-/** Admin operations on API clients (the CLI's `client:*` commands). */
+/**
+ * Admin operations on API clients (the CLI's `client:*` commands). Each acts for the one company
+ * it names or whose client it names (actForCompany), and the repository reads that company from the
+ * context.
+ */
 @Injectable()
 export class ClientsService {
   constructor(
@@ -44,13 +49,15 @@ export class ClientsService {
     if (scopes.length === 0) throw new AdminError('INVALID_ARGUMENTS', `--scopes needs at least one of ${ALL_SCOPES.join(' ')}`);
     const cidrs = input.cidrs ?? [];
     const secret = generateClientSecret();
-    const client = await this.clients.create({ companyId: company.id, name, scopes, cidrs, secretHash: hashClientSecret(secret) });
+    const client = await actForCompany(company.id, () =>
+      this.clients.create({ name, scopes, cidrs, secretHash: hashClientSecret(secret) }),
+    );
     return { client_id: client.publicId, client_secret: secret, scopes: client.scopes };
   }
 
   async list(companyPublicId: string): Promise<ClientSummary[]> {
     const company = await this.companies.get(companyPublicId);
-    const rows = await this.clients.listForCompany(company.id);
+    const rows = await actForCompany(company.id, () => this.clients.list());
     return rows.map(({ client, secrets }) => ({
       client_id: client.publicId,
       company_id: company.publicId,
@@ -69,7 +76,9 @@ export class ClientsService {
     const client = await this.get(clientPublicId);
     if (client.status === 'revoked') throw new AdminError('CLIENT_REVOKED', `Client ${client.publicId} is revoked; create a new client.`);
     const secret = generateClientSecret();
-    const outcome = await this.clients.rotateSecret(client, hashClientSecret(secret), this.config.secretGraceSeconds);
+    const outcome = await actForCompany(client.companyId, () =>
+      this.clients.rotateSecret(client, hashClientSecret(secret), this.config.secretGraceSeconds),
+    );
     if (!outcome.rotated) {
       const until = outcome.validUntil ? ` until ${outcome.validUntil.toISOString()}` : '';
       throw new AdminError(
@@ -84,7 +93,7 @@ export class ClientsService {
   async expirePreviousSecret(clientPublicId: string): Promise<{ client_id: string; company_id: string; expired_secrets: number }> {
     const client = await this.get(clientPublicId);
     if (client.status === 'revoked') throw new AdminError('CLIENT_REVOKED', `Client ${client.publicId} is revoked; create a new client.`);
-    const { expired, companyPublicId } = await this.clients.expirePreviousSecrets(client);
+    const { expired, companyPublicId } = await actForCompany(client.companyId, () => this.clients.expirePreviousSecrets(client));
     return { client_id: client.publicId, company_id: companyPublicId, expired_secrets: expired };
   }
 
@@ -98,14 +107,14 @@ export class ClientsService {
       throw new AdminError('CLIENT_REVOKED', `Client ${client.publicId} is revoked; revocation cannot be undone.`);
     }
     if (client.status === status) return { client_id: client.publicId, status };
-    const updated = await this.clients.setStatus(client, status, status !== 'active');
+    const updated = await actForCompany(client.companyId, () => this.clients.setStatus(client, status, status !== 'active'));
     return { client_id: updated.publicId, status: updated.status };
   }
 
   /** Replaces the address allow-list; an empty list clears it. */
   async setCidrs(clientPublicId: string, cidrs: string[]): Promise<{ client_id: string; cidrs: string[] }> {
     const client = await this.get(clientPublicId);
-    const updated = await this.clients.setCidrs(client, cidrs);
+    const updated = await actForCompany(client.companyId, () => this.clients.setCidrs(client, cidrs));
     return { client_id: updated.publicId, cidrs: updated.cidrs };
   }
 

@@ -1,9 +1,11 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 /** A customer company: the tenant. `id` never leaves the database layer; `publicId` does. */
+@Check('companies_name_check', '((length(name) >= 1) AND (length(name) <= 200))')
+@Unique('companies_public_id_key', ['publicId'])
 @Entity({ name: 'companies' })
 export class Company {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'companies_pkey', generatedIdentity: 'ALWAYS' })
   id: string;
 
   @Column({ name: 'public_id', type: 'text' })
@@ -12,7 +14,7 @@ export class Company {
   @Column({ type: 'text' })
   name: string;
 
-  @Column({ name: 'api_access', type: 'boolean' })
+  @Column({ name: 'api_access', type: 'boolean', default: true })
   apiAccess: boolean;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
