@@ -20,6 +20,14 @@ export const EXPORT_ID_KIND: Record<ExportType, IdKind> = {
 export const EXPORT_PARTS = ['evaluation', 'answers', 'transcript', 'messages'] as const;
 export type ExportPart = (typeof EXPORT_PARTS)[number];
 
+/** The part of each exported collection that holds what was said: it needs the collection's content scope. */
+export const CONTENT_PART: Record<ExportType, ExportPart> = {
+  meeting: 'transcript',
+  call: 'transcript',
+  email: 'messages',
+  chat: 'messages',
+};
+
 /** The collection an exported id belongs to, or null when it is no id of one. */
 export function exportTypeOf(id: string): ExportType | null {
   return EXPORT_TYPES.find((type) => parseId(EXPORT_ID_KIND[type], id) !== null) ?? null;
