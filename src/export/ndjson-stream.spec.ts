@@ -38,6 +38,8 @@ class FakeResponse extends Writable {
 }
 
 const bounds: StreamBounds = { idleMs: 60_000, maxSeconds: 900, minBytesPerMinute: 0, rateWindowSeconds: 60 };
+/** 6,000 bytes a minute over windows of 1 second: 100 bytes a window. */
+const rated: StreamBounds = { ...bounds, minBytesPerMinute: 6000, rateWindowSeconds: 1 };
 /** A batch of lines that leaves more than HIGH_WATER bytes waiting: write() returns false. */
 const big = ['x'.repeat(2 * HIGH_WATER)];
 
@@ -131,32 +133,23 @@ describe('NdjsonStream', () => {
       stream.stop();
     });
 
-    it('max_duration: at maxSeconds the stream is cut, a wait for the client woken at once', async () => {
+    it.each([
+      ['max_duration', 'at maxSeconds', { ...bounds, maxSeconds: 10 }, 9000],
+      ['too_slow', 'when the client took fewer bytes in a window than the minimum (the first window aside)', rated, 1000],
+    ] as const)('%s: cut %s, a wait for the client woken at once', async (outcome, _when, limits, notYetMs) => {
       const res = new FakeResponse();
-      const stream = new NdjsonStream(res, { ...bounds, maxSeconds: 10 });
-      await jest.advanceTimersByTimeAsync(9000);
-      expect(() => stream.goOn()).not.toThrow();
-      const ending = outcomeOf(stream, stream.write(big));
-      await jest.advanceTimersByTimeAsync(1000);
-      expect(await ending).toBe('max_duration');
-      stream.stop();
-    });
-
-    it('too_slow: a client that took fewer bytes in a window than the minimum is cut, the first window aside', async () => {
-      const res = new FakeResponse();
-      // 6,000 bytes a minute over windows of 1 second: 100 bytes a window.
-      const stream = new NdjsonStream(res, { ...bounds, minBytesPerMinute: 6000, rateWindowSeconds: 1 });
-      const ending = outcomeOf(stream, stream.write(big));
-      await jest.advanceTimersByTimeAsync(1000); // the first window: nothing taken, not judged
+      const stream = new NdjsonStream(res, limits);
+      const ending = outcomeOf(stream, stream.write(big)); // nothing taken meanwhile
+      await jest.advanceTimersByTimeAsync(notYetMs);
       expect(() => stream.goOn()).not.toThrow();
       await jest.advanceTimersByTimeAsync(1000);
-      expect(await ending).toBe('too_slow');
+      expect(await ending).toBe(outcome);
       stream.stop();
     });
 
     it('too_slow: a client that takes enough in every window is never cut', async () => {
       const res = new FakeResponse();
-      const stream = new NdjsonStream(res, { ...bounds, minBytesPerMinute: 6000, rateWindowSeconds: 1 });
+      const stream = new NdjsonStream(res, rated);
       for (let second = 0; second < 5; second++) {
         const writing = stream.write(big);
         res.take();
@@ -169,7 +162,7 @@ describe('NdjsonStream', () => {
 
     it('stop() ends the clocks: a stream that ended is never cut afterwards', async () => {
       const res = new FakeResponse();
-      const stream = new NdjsonStream(res, { ...bounds, maxSeconds: 1, minBytesPerMinute: 6000, rateWindowSeconds: 1 });
+      const stream = new NdjsonStream(res, { ...rated, maxSeconds: 1 });
       stream.stop();
       await jest.advanceTimersByTimeAsync(5000);
       expect(() => stream.goOn()).not.toThrow();
