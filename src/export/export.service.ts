@@ -19,7 +19,7 @@ import { RateLimiter } from '../rate-limit/rate-limiter';
 import { RATE_LIMIT_HEADER } from '../rate-limit/rate-limit-headers';
 import { ExportBatches, ExportJob } from './export-batches';
 import { ExportMetrics } from './export-metrics';
-import { CONTENT_PART, EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from './export.query';
+import { EXPORT_COLLECTIONS, EXPORT_TYPES, ExportPart, ExportQuery, ExportType, exportTypeOf } from './export.query';
 import { NdjsonStream, writeNdjsonHead } from './ndjson-stream';
 
 /** Seconds a client told the exports are busy waits before trying again. */
@@ -220,7 +220,7 @@ export class ExportService {
   /** Each part needs what its own route needs, for each exported collection that has it. */
   private checkParts(scopes: readonly string[], types: readonly ExportType[], parts: readonly ExportPart[]): void {
     const needed = new Set<Scope>();
-    for (const type of types) if (parts.includes(CONTENT_PART[type])) needed.add(COLLECTION_SCOPES[type].content);
+    for (const type of types) if (parts.includes(EXPORT_COLLECTIONS[type].contentPart)) needed.add(COLLECTION_SCOPES[type].content);
     const missing = [...needed].filter((scope) => !scopes.includes(scope));
     if (missing.length) throw AuthErrors.insufficientScope(missing);
   }
