@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
+import { ApiError } from '../common/errors/api-error';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { Metrics, secondsSince } from '../metrics/metrics';
@@ -101,6 +102,19 @@ export class AuditTrail implements OnModuleDestroy {
         reject(new AuditUnavailableError(error.message));
       });
     });
+  }
+
+  /**
+   * `record` for an answer that waits on its row (fail-closed): an unavailable trail refuses it
+   * with `503 AUDIT_UNAVAILABLE` and `refusal`, which says what was held back.
+   */
+  async recordOrRefuse(event: AuditEvent, refusal: string): Promise<void> {
+    try {
+      await this.record(event);
+    } catch (error) {
+      if (error instanceof AuditUnavailableError) throw new ApiError('AUDIT_UNAVAILABLE', refusal);
+      throw error;
+    }
   }
 
   /** Queues the row (when fewer than AUDIT_QUEUE_LIMIT wait); a failure or a full queue is counted and logged, never thrown. */

@@ -4,9 +4,8 @@ import type { Request, Response } from 'express';
 import { ClsService } from 'nestjs-cls';
 import { RequestStore } from '../common/http/request-context';
 import { mergeMap, Observable } from 'rxjs';
-import { ApiError } from '../common/errors/api-error';
 import { auditEventOf, isAudited, resourceIdsOf } from './audit-event';
-import { AuditTrail, AuditUnavailableError } from './audit-trail';
+import { AuditTrail } from './audit-trail';
 
 /**
  * Records every successful answer of `/v1` and `/oauth/token`, for every route present and
@@ -45,17 +44,10 @@ export class AuditInterceptor implements NestInterceptor {
           this.trail.recordBestEffort(event);
           return body;
         }
-        try {
-          await this.trail.record(event);
-        } catch (error) {
-          if (error instanceof AuditUnavailableError) {
-            throw new ApiError(
-              'AUDIT_UNAVAILABLE',
-              'The read could not be recorded in the audit trail, so it was not returned; retry with backoff.',
-            );
-          }
-          throw error;
-        }
+        await this.trail.recordOrRefuse(
+          event,
+          'The read could not be recorded in the audit trail, so it was not returned; retry with backoff.',
+        );
         return body;
       }),
     );

@@ -1,4 +1,4 @@
-import { Scope } from '../contract/scopes';
+import { COLLECTION_SCOPES, READ_SCOPES, Scope } from '../contract/scopes';
 
 /** The objects the change feed reports, in the order the API lists them. */
 export const CHANGE_OBJECTS = ['meeting', 'call', 'email', 'email_message', 'chat', 'chat_message'] as const;
@@ -13,16 +13,16 @@ export type ChangedPart = (typeof CHANGED_PARTS)[number];
 
 /** Every scope a token needs to see an object type's entries (a message needs its channel's content scope too). */
 export const SCOPES_OF_OBJECT: Record<ChangeObject, readonly Scope[]> = {
-  meeting: ['meetings.read'],
-  call: ['calls.read'],
-  email: ['emails.read'],
-  email_message: ['emails.read', 'emails.content.read'],
-  chat: ['chat.read'],
-  chat_message: ['chat.read', 'chat.content.read'],
+  meeting: [COLLECTION_SCOPES.meeting.read],
+  call: [COLLECTION_SCOPES.call.read],
+  email: [COLLECTION_SCOPES.email.read],
+  email_message: [COLLECTION_SCOPES.email.read, COLLECTION_SCOPES.email.content],
+  chat: [COLLECTION_SCOPES.chat.read],
+  chat_message: [COLLECTION_SCOPES.chat.read, COLLECTION_SCOPES.chat.content],
 };
 
 /** A token needs at least one of these to read the feed at all. */
-export const FEED_SCOPES: readonly Scope[] = ['meetings.read', 'calls.read', 'emails.read', 'chat.read'];
+export const FEED_SCOPES = READ_SCOPES;
 
 /** The object types `scopes` can read, in the API's order. */
 export function readableObjects(scopes: readonly string[]): ChangeObject[] {

@@ -1,3 +1,4 @@
+import { COLLECTION_SCOPES } from '../contract/scopes';
 import { conversationChannel } from '../conversations/conversation-channel';
 import { ChatConversationEnvelope, ChatConversationListEnvelope, ChatMessageEnvelope, ChatMessageListEnvelope } from './chat.dto';
 import * as presenters from './chat.presenter';
@@ -13,8 +14,8 @@ export const CHAT_CHANNEL = conversationChannel({
   tag: 'Chat',
   operationNoun: 'Chat',
   noun: 'chat conversation',
-  scope: 'chat.read',
-  contentScope: 'chat.content.read',
+  scope: COLLECTION_SCOPES.chat.read,
+  contentScope: COLLECTION_SCOPES.chat.content,
   contentPolicy: 'chat_content',
   schemas: {
     single: ChatConversationEnvelope,

@@ -1,3 +1,4 @@
+import { COLLECTION_SCOPES } from '../contract/scopes';
 import { conversationChannel } from '../conversations/conversation-channel';
 import { EmailConversationEnvelope, EmailConversationListEnvelope, EmailMessageEnvelope, EmailMessageListEnvelope } from './email.dto';
 import * as presenters from './email.presenter';
@@ -13,8 +14,8 @@ export const EMAIL_CHANNEL = conversationChannel({
   tag: 'Emails',
   operationNoun: 'Email',
   noun: 'email conversation',
-  scope: 'emails.read',
-  contentScope: 'emails.content.read',
+  scope: COLLECTION_SCOPES.email.read,
+  contentScope: COLLECTION_SCOPES.email.content,
   contentPolicy: 'email_content',
   schemas: {
     single: EmailConversationEnvelope,

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { AuditsItself } from '../audit/audit.interceptor';
 import { AuthenticatedByAnyOf } from '../auth/auth.decorators';
 import { RawResponse } from '../common/http/envelope.interceptor';
+import { READ_SCOPES } from '../contract/scopes';
 import { OwnTransaction } from '../database/tenant-transaction.interceptor';
 import { RateLimitPolicies } from '../rate-limit/rate-limit.decorators';
 import { CallDto, MeetingDto } from '../recordings/recording.dto';
@@ -37,7 +38,7 @@ export class ExportController {
   constructor(private readonly exports: ExportService) {}
 
   @Get()
-  @AuthenticatedByAnyOf('meetings.read', 'calls.read', 'emails.read', 'chat.read')
+  @AuthenticatedByAnyOf(...READ_SCOPES)
   @RateLimitPolicies('client', 'company', 'export')
   @RawResponse()
   @OwnTransaction()

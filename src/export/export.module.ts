@@ -3,6 +3,8 @@ import { ChangesRepositoryModule } from '../changes/changes-repository.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { HealthModule } from '../health/health.module';
 import { RecordingsModule } from '../recordings/recordings.module';
+import { ExportBatches } from './export-batches';
+import { ExportMetrics } from './export-metrics';
 import { ExportController } from './export.controller';
 import { ExportService } from './export.service';
 
@@ -10,6 +12,6 @@ import { ExportService } from './export.service';
 @Module({
   imports: [RecordingsModule, ConversationsModule, HealthModule, ChangesRepositoryModule],
   controllers: [ExportController],
-  providers: [ExportService],
+  providers: [ExportService, ExportBatches, ExportMetrics],
 })
 export class ExportModule {}

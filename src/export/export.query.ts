@@ -8,21 +8,24 @@ import { IncludeParam, ListFilter } from '../common/validation/query-params';
 export const EXPORT_TYPES = ['meeting', 'call', 'email', 'chat'] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
 
-/** The id kind of each exported collection. */
-export const EXPORT_ID_KIND: Record<ExportType, IdKind> = {
-  meeting: 'meeting',
-  call: 'call',
-  email: 'emailConversation',
-  chat: 'chatConversation',
-};
-
 /** Every part an export can embed; each applies to the collections that have it. */
 export const EXPORT_PARTS = ['evaluation', 'answers', 'transcript', 'messages'] as const;
 export type ExportPart = (typeof EXPORT_PARTS)[number];
 
+/**
+ * Each exported collection: the kind of its ids, and its part that holds what was said (asking for
+ * it needs the collection's content scope).
+ */
+export const EXPORT_COLLECTIONS: Record<ExportType, { idKind: IdKind; contentPart: ExportPart }> = {
+  meeting: { idKind: 'meeting', contentPart: 'transcript' },
+  call: { idKind: 'call', contentPart: 'transcript' },
+  email: { idKind: 'emailConversation', contentPart: 'messages' },
+  chat: { idKind: 'chatConversation', contentPart: 'messages' },
+};
+
 /** The collection an exported id belongs to, or null when it is no id of one. */
 export function exportTypeOf(id: string): ExportType | null {
-  return EXPORT_TYPES.find((type) => parseId(EXPORT_ID_KIND[type], id) !== null) ?? null;
+  return EXPORT_TYPES.find((type) => parseId(EXPORT_COLLECTIONS[type].idKind, id) !== null) ?? null;
 }
 
 /** `after`: an id of one of the exported collections. */

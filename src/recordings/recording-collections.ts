@@ -1,3 +1,4 @@
+import { COLLECTION_SCOPES, Scope } from '../contract/scopes';
 import { CollectionDescriptor, listRouteOf } from '../conversations/collection-descriptor';
 import { CallEnvelope, CallListEnvelope, MeetingEnvelope, MeetingListEnvelope } from './recording.dto';
 import { RecordingKind } from './recording.vocabulary';
@@ -9,6 +10,8 @@ import { RecordingKind } from './recording.vocabulary';
 export interface RecordingCollection extends CollectionDescriptor {
   /** `recordings.kind` of its records, which is also their `object`. */
   kind: RecordingKind;
+  /** Needed, with `scope`, to read the transcript. */
+  contentScope: Scope;
 }
 
 function collection<K extends RecordingKind>(c: Omit<RecordingCollection, 'listRoute'> & { kind: K }): RecordingCollection & { kind: K } {
@@ -24,7 +27,8 @@ export const RECORDING_COLLECTIONS: { [K in RecordingKind]: RecordingCollection 
     tag: 'Meetings',
     operationNoun: 'Meeting',
     noun: 'meeting',
-    scope: 'meetings.read',
+    scope: COLLECTION_SCOPES.meeting.read,
+    contentScope: COLLECTION_SCOPES.meeting.content,
     schemas: { single: MeetingEnvelope, list: MeetingListEnvelope },
   }),
   call: collection({
@@ -35,7 +39,8 @@ export const RECORDING_COLLECTIONS: { [K in RecordingKind]: RecordingCollection 
     tag: 'Calls',
     operationNoun: 'Call',
     noun: 'call',
-    scope: 'calls.read',
+    scope: COLLECTION_SCOPES.call.read,
+    contentScope: COLLECTION_SCOPES.call.content,
     schemas: { single: CallEnvelope, list: CallListEnvelope },
   }),
 };

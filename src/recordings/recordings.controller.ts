@@ -107,7 +107,7 @@ function recordingsController(c: RecordingCollection): Type {
     }
 
     @Get(`:${c.idParam}/transcript`)
-    @Authenticated(c.scope, 'transcriptions.read')
+    @Authenticated(c.scope, c.contentScope)
     @ApiOperation({
       operationId: `get${c.operationNoun}Transcript`,
       summary: `The ${c.noun}'s transcript (enhanced when available, else original)`,

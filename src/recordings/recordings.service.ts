@@ -105,8 +105,8 @@ export class RecordingsService {
 
   /** The parts asked for, once the token is checked for what each part's own route needs (the transcript: transcriptions.read). */
   parts(c: RecordingCollection, include: readonly RecordingPart[] | undefined): readonly RecordingPart[] {
-    if (include?.includes('transcript') && !principalOf(this.cls).scopes.includes('transcriptions.read')) {
-      throw AuthErrors.insufficientScope([c.scope, 'transcriptions.read']);
+    if (include?.includes('transcript') && !principalOf(this.cls).scopes.includes(c.contentScope)) {
+      throw AuthErrors.insufficientScope([c.scope, c.contentScope]);
     }
     return include ?? [];
   }

@@ -8,7 +8,7 @@ import { ALL_SCOPES } from '../../src/contract/scopes';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';
-import { ExportService } from '../../src/export/export.service';
+import { ExportMetrics } from '../../src/export/export-metrics';
 import { createClient, tokenFor } from '../support/credentials';
 import { completeLinesOf, linesOf, openExport, rawBody, seedBigCompany, withDeadline } from '../support/export-stream';
 import { startCluster, stopCluster } from '../support/postgres-control';
@@ -59,7 +59,7 @@ describe('GET /v1/export while PostgreSQL stops and comes back (a cluster of its
   }, 120_000);
 
   it('a stream open when PostgreSQL stops ends without its trailer; requests answer 503 (never 500) until it is back, then 200, and a new export completes', async () => {
-    const exports = app.get(ExportService);
+    const exports = app.get(ExportMetrics);
     const running = () => exports.stats.started - Object.values(exports.stats.ended).reduce((a, b) => a + b, 0);
     const statuses: Array<{ what: string; status: number }> = [];
     const seen = async (what: string, answer: PromiseLike<request.Response>) => {
