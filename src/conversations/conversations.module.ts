@@ -7,6 +7,6 @@ import { EmbeddedMessages } from './embedded-messages';
 /** The implementation email and chat share; each channel's module declares its controller. */
 @Module({
   providers: [ConversationsRepository, EmbeddedMessages, ConversationRenderer, ConversationsService],
-  exports: [ConversationsService, ConversationsRepository],
+  exports: [ConversationsService, ConversationsRepository, ConversationRenderer],
 })
 export class ConversationsModule {}

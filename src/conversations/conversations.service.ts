@@ -9,7 +9,7 @@ import { JsonText } from '../common/http/json-text';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { IdKind, parseId } from '../common/ids/public-id';
 import { ConversationChannel } from './conversation-channel';
-import { ConversationRenderer, RenderBound, Rendering } from './conversation-renderer';
+import { ConversationRenderer } from './conversation-renderer';
 import { StoredColumns } from './conversation.sql';
 import { ConversationsRepository, MessageRowBase, positionOf, PositionedRow, StoredRow } from './conversations.repository';
 import { messagesBinding } from './embedded-messages';
@@ -104,15 +104,6 @@ export class ConversationsService {
     return { documents, gone };
   }
 
-  /** The conversations `rows` read now, rendered when `render` is called (ConversationRenderer.render): what the export reads in batches. */
-  render<C extends PositionedRow, M extends MessageRowBase, CD, MD>(
-    channel: ConversationChannel<C, M, CD, MD>,
-    rows: StoredRow[],
-    parts: readonly ConversationPart[],
-    bound?: RenderBound,
-  ): Promise<Rendering> {
-    return this.renderer.render(channel, rows, parts, bound);
-  }
 
   /** The parts asked for, once the token is checked for what each part's own route needs (messages: the content scope). */
   parts<C extends PositionedRow, M extends MessageRowBase, CD, MD>(

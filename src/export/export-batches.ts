@@ -6,7 +6,8 @@ import { CHAT_CHANNEL } from '../chat/chat-channel';
 import { ConversationChannel } from '../conversations/conversation-channel';
 import { ConversationsRepository, MessageRowBase, PositionedRow } from '../conversations/conversations.repository';
 import { ConversationPart } from '../conversations/list-conversations.query';
-import { ConversationsService, storedColumns } from '../conversations/conversations.service';
+import { ConversationRenderer } from '../conversations/conversation-renderer';
+import { storedColumns } from '../conversations/conversations.service';
 import { EMAIL_CHANNEL } from '../emails/email-channel';
 import { RecordingPart } from '../recordings/recording.vocabulary';
 import { RecordingsRepository } from '../recordings/recordings.repository';
@@ -55,7 +56,7 @@ export class ExportBatches {
   constructor(
     private readonly recordings: RecordingsService,
     private readonly recordingRows: RecordingsRepository,
-    private readonly conversations: ConversationsService,
+    private readonly renderer: ConversationRenderer,
     private readonly conversationRows: ConversationsRepository,
     private readonly cls: ClsService<RequestStore>,
     private readonly config: AppConfig,
@@ -129,7 +130,7 @@ export class ExportBatches {
     goOn();
     // The conversations whose messages fit BATCH_MESSAGES (read live) and BATCH_BYTES (stored), at least one; the rest in the next
     // batch. Each line is bounded as a page is (PAGE_BYTES_MAX): a larger conversation carries its first messages and their cursor.
-    const read = await this.conversations.render(channel, rows, conversationParts, {
+    const read = await this.renderer.render(channel, rows, conversationParts, {
       messages: BATCH_MESSAGES,
       bytes: BATCH_BYTES,
       conversation: this.config.pageBytesMax,
