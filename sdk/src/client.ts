@@ -292,4 +292,3 @@ export class ChangesResource {
     return this.api.get('/v1/changes', query, undefined, options);
   }
 }
-
