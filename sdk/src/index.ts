@@ -9,6 +9,7 @@
  * ```
  */
 export * from './client.js';
+export * from './types.js';
 export { ApiError, WebhookVerificationError } from './errors.js';
 export { ExportStream } from './export.js';
 export type { ExportStreamOptions } from './export.js';
@@ -21,33 +22,5 @@ export { syncCopy } from './sync.js';
 export type { SyncCheckpoint, SyncObject, SyncObjectType, SyncOptions, SyncProgress, SyncResult, SyncSource, SyncStore } from './sync.js';
 export { Transport, realClock } from './transport.js';
 export type { Clock, RequestOptions, RetryOptions, TransportOptions } from './transport.js';
-export type {
-  Answer,
-  Call,
-  CallListQuery,
-  Change,
-  ChangeType,
-  ChangesPage,
-  ChangesQuery,
-  ChatConversation,
-  ChatListQuery,
-  ChatMessage,
-  ChatMessageListQuery,
-  Context,
-  ConversationPart,
-  EmailConversation,
-  EmailListQuery,
-  EmailMessage,
-  EmailMessageListQuery,
-  ExportQuery,
-  ExportRecord,
-  ExportTrailer,
-  ExportType,
-  Meeting,
-  MeetingListQuery,
-  OverallEvaluation,
-  RecordingPart,
-  Transcript,
-} from './types.js';
 export { verifyWebhook } from './webhooks.js';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.js';

@@ -2,8 +2,8 @@ import type { components, operations, paths } from './generated/openapi.js';
 
 /**
  * The SDK's types, each derived from the OpenAPI document (`generated/openapi.ts`), never restated:
- * the records, the queries of the routes, and the routes themselves. At the bottom of the SDK's
- * import graph: the client, the export, the pagination and the sync all take them from here.
+ * the records, the queries of the routes, and the routes themselves; all exported. At the bottom of
+ * the SDK's import graph: the client, the export, the pagination and the sync take them from here.
  */
 type Schemas = components['schemas'];
 export type Context = Schemas['ContextDto'];
