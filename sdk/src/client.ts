@@ -8,6 +8,8 @@ import { SyncOptions, SyncResult, SyncStore, syncCopy } from './sync.js';
 import type {
   Answer,
   AnswerOf,
+  Call,
+  CallListQuery,
   Change,
   ChangesPage,
   ChangesQuery,
@@ -25,8 +27,6 @@ import type {
   JsonRoute,
   Meeting,
   MeetingListQuery,
-  CallListQuery,
-  Call,
   OverallEvaluation,
   PathParamsOf,
   RecordingPart,
