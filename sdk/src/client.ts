@@ -138,7 +138,7 @@ export class ConversationApi {
         throw new TypeError(`${name} must be an id, not ${JSON.stringify(id)}`);
     }
     try {
-      const route: JsonRoute = path;
+      const route: JsonRoute = path; // openapi-fetch resolves a route's types from a path that is not generic
       const { data } = await this.http.GET(route, {
         params: { query: serialize(query), path: pathParams },
         fetch: (request: Request) => this.transport.send(request, options),
