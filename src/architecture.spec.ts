@@ -22,13 +22,16 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Relative imports of a file (static, type-only and dynamic), as files under src/. */
-function importsOf(file: string): string[] {
+/**
+ * Relative imports of a file (static, type-only and dynamic), as files of `known` (the SDK imports
+ * as ES modules do: `./client.js` names client.ts).
+ */
+function importsOf(file: string, known: Map<string, unknown> = graph): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^import\s+)'(\.[^']+)'/gm)].map((m) => m[1]);
   return specifiers.map((specifier) => {
-    const target = normalize(join(dirname(file), specifier));
-    for (const candidate of [`${target}.ts`, join(target, 'index.ts')]) if (graph.has(candidate)) return candidate;
+    const target = normalize(join(dirname(file), specifier)).replace(/\.js$/, '');
+    for (const candidate of [`${target}.ts`, join(target, 'index.ts')]) if (known.has(candidate)) return candidate;
     return target;
   });
 }
@@ -92,5 +95,25 @@ describe('the import graph of src/', () => {
       folders.set(folderOf(file), from);
     }
     expect(cycles(folders).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+});
+
+/** The SDK keeps the rule of its own style: a plugin takes the core, never the other way round. */
+describe('the import graph of sdk/src/', () => {
+  const SDK = join(SRC, '..', 'sdk', 'src');
+  const sdk = new Map<string, string[]>(sources(SDK).map((file) => [file, []]));
+  for (const file of sdk.keys()) sdk.set(file, importsOf(file, sdk));
+  const sdkName = (file: string) => relative(SDK, file);
+
+  it('reads every source file and resolves every relative import to one', () => {
+    expect(sdk.size).toBeGreaterThan(10);
+    const unresolved = [...sdk].flatMap(([file, targets]) =>
+      targets.filter((t) => !sdk.has(t)).map((t) => `${sdkName(file)} → ${sdkName(t)}`),
+    );
+    expect(unresolved).toEqual([]);
+  });
+
+  it('has no cycle between files', () => {
+    expect(cycles(sdk).map((cycle) => cycle.map(sdkName).join(' → '))).toEqual([]);
   });
 });

@@ -1,50 +1,55 @@
 import createClient from 'openapi-fetch';
 import { ApiError } from './errors.js';
 import { ExportStream, ExportStreamOptions } from './export.js';
-import type { components, operations, paths } from './generated/openapi.js';
 import { Page, PageIterable } from './pagination.js';
 import type { RateLimitState } from './rate-limit.js';
 import { RequestOptions, Transport, TransportOptions } from './transport.js';
 import { SyncOptions, SyncResult, SyncStore, syncCopy } from './sync.js';
-
-type Schemas = components['schemas'];
-export type Context = Schemas['ContextDto'];
-export type Meeting = Schemas['MeetingDto'];
-export type Call = Schemas['CallDto'];
-export type OverallEvaluation = Schemas['OverallEvaluationDto'];
-export type Answer = Schemas['AnswerDto'];
-export type Transcript = Schemas['TranscriptDto'];
-export type EmailConversation = Schemas['EmailConversationDto'];
-export type EmailMessage = Schemas['EmailMessageDto'];
-export type ChatConversation = Schemas['ChatConversationDto'];
-export type ChatMessage = Schemas['ChatMessageDto'];
-export type Change = Schemas['ChangeDto'];
-export type ChangesPage = Schemas['ChangesPageEnvelope'];
-
-/** The parts `include` embeds: a recording's, a conversation's. */
-export type RecordingPart = 'evaluation' | 'answers' | 'transcript';
-export type ConversationPart = 'messages';
-export type ChangeType = Change['object'];
-export type ExportType = 'meeting' | 'call' | 'email' | 'chat';
-
-/** A query as the route documents it, where the comma-separated lists (`ids`, `include`, `types`) may also be arrays. */
-type Query<O extends keyof operations, Lists extends Record<string, string> = Record<never, string>> = Omit<
-  NonNullable<operations[O]['parameters']['query']>,
-  keyof Lists | 'cursor'
-> & { [K in keyof Lists]?: string | readonly Lists[K][] };
-
-export type MeetingListQuery = Query<'listMeetings', { ids: string; include: RecordingPart }>;
-export type CallListQuery = Query<'listCalls', { ids: string; include: RecordingPart }>;
-export type EmailListQuery = Query<'listEmails', { ids: string; include: ConversationPart }>;
-export type ChatListQuery = Query<'listChats', { ids: string; include: ConversationPart }>;
-export type EmailMessageListQuery = Query<'listEmailMessages', { ids: string }>;
-export type ChatMessageListQuery = Query<'listChatMessages', { ids: string }>;
-export type ChangesQuery = Query<'listChanges', { types: ChangeType }> & { cursor?: string };
-export type ExportQuery = Omit<Query<'exportRecords', { types: ExportType; include: RecordingPart | ConversationPart }>, 'after'>;
+import type {
+  Answer,
+  AnswerOf,
+  Call,
+  CallListQuery,
+  Change,
+  ChangesPage,
+  ChangesQuery,
+  ChatConversation,
+  ChatListQuery,
+  ChatMessage,
+  ChatMessageListQuery,
+  Context,
+  ConversationPart,
+  EmailConversation,
+  EmailListQuery,
+  EmailMessage,
+  EmailMessageListQuery,
+  ExportQuery,
+  JsonRoute,
+  Meeting,
+  MeetingListQuery,
+  OverallEvaluation,
+  PathParamsOf,
+  RecordingPart,
+  Transcript,
+} from './types.js';
 
 export interface ConversationApiOptions extends Omit<TransportOptions, 'scopes'> {
   /** Scopes to ask for (default: every scope of the client). */
   scopes?: readonly string[];
+}
+
+/**
+ * A route as it leaves the client: its query serialized, its ids filled into the path by
+ * openapi-fetch. openapi-fetch types only a path written out where it is called; `get` takes its
+ * path as a parameter, so `get` declares each route's types from `paths` and gives openapi-fetch
+ * this wire view.
+ */
+interface WireRoute {
+  get: {
+    parameters: { query?: Record<string, string | number | boolean>; path?: Record<string, string> };
+    requestBody?: never;
+    responses: { 200: { headers: Record<string, unknown>; content: { 'application/json': unknown } } };
+  };
 }
 
 /** Comma-joins the list parameters; drops undefined values. */
@@ -80,7 +85,7 @@ export class ConversationApi {
 
   constructor(options: ConversationApiOptions) {
     this.transport = new Transport(options);
-    this.http = createClient<paths>({ baseUrl: this.transport.baseUrl });
+    this.http = createClient<Record<JsonRoute | '/v1/export', WireRoute>>({ baseUrl: this.transport.baseUrl });
     this.meetings = new RecordingResource(this, '/v1/meetings');
     this.calls = new RecordingResource(this, '/v1/calls');
     this.emails = new ConversationResource(this, '/v1/emails');
@@ -95,7 +100,7 @@ export class ConversationApi {
 
   /** `GET /v1/context`: the token's client, company, scopes and rate-limit state. */
   async context(options?: RequestOptions): Promise<Context> {
-    return (await this.get<{ data: Context }>('/v1/context', {}, undefined, options)).data;
+    return (await this.get('/v1/context', {}, undefined, options)).data;
   }
 
   /**
@@ -120,24 +125,26 @@ export class ConversationApi {
     return syncCopy(this, store, options);
   }
 
-  /** One GET of a JSON route through the transport; the parsed 200 body. @internal */
-  async get<T>(
-    path: string,
+  /** One GET of a JSON route through the transport; its 200 body, as the OpenAPI document types the route. @internal */
+  async get<P extends JsonRoute>(
+    path: P,
     query: object | undefined,
-    pathParams: Record<string, string> | undefined,
+    pathParams: PathParamsOf<P>,
     options: RequestOptions = {},
-  ): Promise<T> {
+  ): Promise<AnswerOf<P>> {
     for (const [name, id] of Object.entries(pathParams ?? {})) {
       // An empty or dot segment would be normalised away and reach another route.
       if (typeof id !== 'string' || id === '' || id === '.' || id === '..')
         throw new TypeError(`${name} must be an id, not ${JSON.stringify(id)}`);
     }
     try {
-      const { data } = await this.http.GET(path as '/v1/context', {
-        params: { query: serialize(query), path: pathParams } as never,
+      const route: JsonRoute = path; // openapi-fetch resolves a route's types from a path that is not generic
+      const { data } = await this.http.GET(route, {
+        params: { query: serialize(query), path: pathParams },
         fetch: (request: Request) => this.transport.send(request, options),
       });
-      return data as T;
+      // The transport answers only a 2xx, and that is the document's 200 for the route.
+      return data as AnswerOf<P>;
     } catch (error) {
       if (error instanceof SyntaxError)
         throw new ApiError({ status: 200, code: 'INVALID_RESPONSE', detail: `${path}: the answer is not JSON`, cause: error });
@@ -145,90 +152,120 @@ export class ConversationApi {
     }
   }
 
-  /** A list route as an iterable of its items. @internal */
-  list<T, P extends Page<T> = Page<T>>(
-    path: string,
+  /** A list route as an iterable of its items (`T`, what its pages hold). @internal */
+  list<T, P extends JsonRoute = JsonRoute>(
+    path: P,
     query: object | undefined,
-    pathParams: Record<string, string> | undefined,
+    pathParams: PathParamsOf<P>,
     options?: RequestOptions,
-  ): PageIterable<T, P> {
-    return new PageIterable<T, P>((cursor) => this.get<P>(path, { ...query, cursor }, pathParams, options));
+  ): PageIterable<T> {
+    return new PageIterable<T>(async (cursor) => (await this.get(path, { ...query, cursor }, pathParams, options)) as Page<T>);
   }
 }
 
+/**
+ * The routes of meetings and of calls, one implementation for both: a route of either answers
+ * `Meeting | Call`, and `R` is the record of the collection a resource reads (ConversationApi
+ * pairs them), so its answers are narrowed to `R`.
+ */
+const RECORDING_ROUTES = {
+  '/v1/meetings': {
+    one: '/v1/meetings/{meeting_id}',
+    evaluation: '/v1/meetings/{meeting_id}/evaluations/overall',
+    answers: '/v1/meetings/{meeting_id}/answers',
+    transcript: '/v1/meetings/{meeting_id}/transcript',
+    ids: (id: string) => ({ meeting_id: id }),
+  },
+  '/v1/calls': {
+    one: '/v1/calls/{call_id}',
+    evaluation: '/v1/calls/{call_id}/evaluations/overall',
+    answers: '/v1/calls/{call_id}/answers',
+    transcript: '/v1/calls/{call_id}/transcript',
+    ids: (id: string) => ({ call_id: id }),
+  },
+} as const;
+
 /** Meetings and calls: lists, details, and each one's evaluation, answers and transcript. */
 export class RecordingResource<R, Q extends object> {
-  private readonly param: string;
+  private readonly routes: (typeof RECORDING_ROUTES)[keyof typeof RECORDING_ROUTES];
   constructor(
     private readonly api: ConversationApi,
     private readonly path: '/v1/meetings' | '/v1/calls',
   ) {
-    this.param = path === '/v1/meetings' ? 'meeting_id' : 'call_id';
+    this.routes = RECORDING_ROUTES[path];
   }
 
   /** Every record matching the filters, newest first; `include` embeds parts, `ids` picks up to 100. */
   list(query?: Q, options?: RequestOptions): PageIterable<R> {
-    return this.api.list<R>(this.path, query, undefined, options);
+    return this.api.list<R, typeof this.path>(this.path, query, undefined, options);
   }
 
   /** One record by id (`include` embeds parts); `ApiError` 404 `RESOURCE_NOT_FOUND` when it is not the company's. */
   async get(id: string, query: { include?: string | readonly RecordingPart[] } = {}, options?: RequestOptions): Promise<R> {
-    return (await this.api.get<{ data: R }>(`${this.path}/{${this.param}}`, query, { [this.param]: id }, options)).data;
+    return (await this.api.get(this.routes.one, query, this.routes.ids(id), options)).data as R;
   }
 
   /** Its overall evaluation (`status: not_started` and nulls before one exists). */
   async evaluation(id: string, options?: RequestOptions): Promise<OverallEvaluation> {
-    return (
-      await this.api.get<{ data: OverallEvaluation }>(`${this.path}/{${this.param}}/evaluations/overall`, {}, { [this.param]: id }, options)
-    ).data;
+    return (await this.api.get(this.routes.evaluation, {}, this.routes.ids(id), options)).data;
   }
 
   /** The answers to its default template's questions, in question order. */
   async answers(id: string, options?: RequestOptions): Promise<Answer[]> {
-    return (await this.api.get<{ data: Answer[] }>(`${this.path}/{${this.param}}/answers`, {}, { [this.param]: id }, options)).data;
+    return (await this.api.get(this.routes.answers, {}, this.routes.ids(id), options)).data;
   }
 
   /** Its transcript (needs `transcriptions.read`): `available: false` with its status when there is none to read. */
   async transcript(id: string, options?: RequestOptions): Promise<Transcript> {
-    return (await this.api.get<{ data: Transcript }>(`${this.path}/{${this.param}}/transcript`, {}, { [this.param]: id }, options)).data;
+    return (await this.api.get(this.routes.transcript, {}, this.routes.ids(id), options)).data;
   }
 }
 
+/** The routes of e-mail and of chat conversations, one implementation for both (as the recordings' above). */
+const CONVERSATION_ROUTES = {
+  '/v1/emails': {
+    one: '/v1/emails/{email_id}',
+    messages: '/v1/emails/{email_id}/messages',
+    message: '/v1/emails/{email_id}/messages/{message_id}',
+    ids: (id: string) => ({ email_id: id }),
+  },
+  '/v1/chat': {
+    one: '/v1/chat/{chat_id}',
+    messages: '/v1/chat/{chat_id}/messages',
+    message: '/v1/chat/{chat_id}/messages/{message_id}',
+    ids: (id: string) => ({ chat_id: id }),
+  },
+} as const;
+
 /** E-mail and chat conversations, and their messages. */
 export class ConversationResource<C, M, Q extends object, MQ extends object> {
-  private readonly param: string;
+  private readonly routes: (typeof CONVERSATION_ROUTES)[keyof typeof CONVERSATION_ROUTES];
   constructor(
     private readonly api: ConversationApi,
     private readonly path: '/v1/emails' | '/v1/chat',
   ) {
-    this.param = path === '/v1/emails' ? 'email_id' : 'chat_id';
+    this.routes = CONVERSATION_ROUTES[path];
   }
 
   /** Every conversation matching the filters; `include: ['messages']` embeds each one's messages, `ids` picks up to 100. */
   list(query?: Q, options?: RequestOptions): PageIterable<C> {
-    return this.api.list<C>(this.path, query, undefined, options);
+    return this.api.list<C, typeof this.path>(this.path, query, undefined, options);
   }
 
   /** One conversation by id (`include: ['messages']` embeds its messages). */
   async get(id: string, query: { include?: string | readonly ConversationPart[] } = {}, options?: RequestOptions): Promise<C> {
-    return (await this.api.get<{ data: C }>(`${this.path}/{${this.param}}`, query, { [this.param]: id }, options)).data;
+    return (await this.api.get(this.routes.one, query, this.routes.ids(id), options)).data as C;
   }
 
   /** Its messages, oldest first (needs the channel's content scope). */
   messages(id: string, query?: MQ, options?: RequestOptions): PageIterable<M> {
-    return this.api.list<M>(`${this.path}/{${this.param}}/messages`, query, { [this.param]: id }, options);
+    return this.api.list<M, typeof this.routes.messages>(this.routes.messages, query, this.routes.ids(id), options);
   }
 
   /** One of its messages by id, as its page shows it. */
   async message(id: string, messageId: string, options?: RequestOptions): Promise<M> {
-    return (
-      await this.api.get<{ data: M }>(
-        `${this.path}/{${this.param}}/messages/{message_id}`,
-        {},
-        { [this.param]: id, message_id: messageId },
-        options,
-      )
-    ).data;
+    const ids = { ...this.routes.ids(id), message_id: messageId };
+    return (await this.api.get(this.routes.message, {}, ids, options)).data as M;
   }
 }
 
@@ -246,12 +283,12 @@ export class ChangesResource {
     return new PageIterable<Change, ChangesPage>((next) => {
       const cursor = next ?? first;
       // `start` chooses where a traversal without a cursor begins; with one it is refused.
-      return this.api.get<ChangesPage>('/v1/changes', cursor ? { ...rest, cursor } : { ...rest, start }, undefined, options);
+      return this.api.get('/v1/changes', cursor ? { ...rest, cursor } : { ...rest, start }, undefined, options);
     });
   }
 
   /** One page of entries. */
   page(query: ChangesQuery = {}, options?: RequestOptions): Promise<ChangesPage> {
-    return this.api.get<ChangesPage>('/v1/changes', query, undefined, options);
+    return this.api.get('/v1/changes', query, undefined, options);
   }
 }

@@ -1,11 +1,5 @@
 import { ApiError } from './errors.js';
-import type { components } from './generated/openapi.js';
-
-type Schemas = components['schemas'];
-/** One exported record: as its list route shows it, with the `include` asked for. */
-export type ExportRecord = Schemas['MeetingDto'] | Schemas['CallDto'] | Schemas['EmailConversationDto'] | Schemas['ChatConversationDto'];
-/** The export's last line: counts by collection and the feed cursor (the `Feed-Cursor` header's; null when the answer was a resumed stream's). */
-export type ExportTrailer = Schemas['ExportTrailerDto'];
+import type { ExportRecord, ExportTrailer } from './types.js';
 
 /** Opens one export request (with `after` when resuming): the answer, with its `Feed-Cursor` header. */
 export type OpenExport = (after: string | undefined, signal: AbortSignal | undefined) => Promise<Response>;

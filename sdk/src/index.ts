@@ -9,16 +9,17 @@
  * ```
  */
 export * from './client.js';
+export * from './types.js';
 export { ApiError, WebhookVerificationError } from './errors.js';
 export { ExportStream } from './export.js';
-export type { ExportRecord, ExportStreamOptions, ExportTrailer } from './export.js';
+export type { ExportStreamOptions } from './export.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export { PageIterable } from './pagination.js';
 export type { Page } from './pagination.js';
 export type { RateLimitPolicyState, RateLimitState } from './rate-limit.js';
 export { JsonFileStore, MemoryStore } from './stores.js';
 export { syncCopy } from './sync.js';
-export type { SyncCheckpoint, SyncObject, SyncObjectType, SyncOptions, SyncProgress, SyncResult, SyncStore } from './sync.js';
+export type { SyncCheckpoint, SyncObject, SyncObjectType, SyncOptions, SyncProgress, SyncResult, SyncSource, SyncStore } from './sync.js';
 export { Transport, realClock } from './transport.js';
 export type { Clock, RequestOptions, RetryOptions, TransportOptions } from './transport.js';
 export { verifyWebhook } from './webhooks.js';

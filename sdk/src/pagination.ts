@@ -1,9 +1,14 @@
+import type { Pagination } from './types.js';
+
 /** A page of a list as the API answers it: its items, where it stands, and the request's id. */
 export interface Page<T> {
   data: T[];
-  pagination: { limit: number; has_more: boolean; next_cursor: string | null };
+  pagination: Pagination;
   request_id: string;
 }
+
+/** The largest `limit` of `toArray`: beyond it, iterate (memory grows with the array). */
+const TO_ARRAY_MAX = 10_000;
 
 /**
  * A list route: `for await (const item of list)` walks every item of every page, in order;
@@ -33,10 +38,24 @@ export class PageIterable<T, P extends Page<T> = Page<T>> implements AsyncIterab
     return this.fetchPage(undefined);
   }
 
-  /** Every item in one array (for small lists: memory grows with the list). */
-  async toArray(): Promise<T[]> {
+  /**
+   * The first `limit` items in one array (1 to 10,000; a TypeError otherwise): no page is requested
+   * once it is full. Without `limit`, every item of the list (memory grows with it: for small lists
+   * only, as `toArray()` always did); with more to read, iterate instead.
+   *
+   * ```ts
+   * const latest = await api.meetings.list({ limit: 100 }).toArray({ limit: 500 });
+   * ```
+   */
+  async toArray(options: { limit?: number } = {}): Promise<T[]> {
+    const { limit } = options;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= TO_ARRAY_MAX))
+      throw new TypeError(`toArray: limit must be an integer from 1 to ${TO_ARRAY_MAX} (iterate for more), not ${limit}`);
     const items: T[] = [];
-    for await (const item of this) items.push(item);
+    for await (const item of this) {
+      items.push(item);
+      if (items.length === limit) break;
+    }
     return items;
   }
 }

@@ -1,7 +1,28 @@
-import type { ConversationApi, Change } from './client.js';
 import { ApiError } from './errors.js';
-import type { ExportRecord } from './export.js';
-import { Page, PageIterable } from './pagination.js';
+import type { ExportStream, ExportStreamOptions } from './export.js';
+import { PageIterable } from './pagination.js';
+import type { RequestOptions, Transport } from './transport.js';
+import type {
+  AnswerOf,
+  Call,
+  CallListQuery,
+  Change,
+  ChangesPage,
+  ChangesQuery,
+  ChatConversation,
+  ChatListQuery,
+  ChatMessage,
+  ConversationPart,
+  EmailConversation,
+  EmailListQuery,
+  EmailMessage,
+  ExportQuery,
+  ExportRecord,
+  Meeting,
+  MeetingListQuery,
+  PathParamsOf,
+  RecordingPart,
+} from './types.js';
 
 /** The copy's object types; a message's `parent_id` is its conversation. */
 export type SyncObjectType = 'meeting' | 'call' | 'email' | 'chat' | 'email_message' | 'chat_message';
@@ -88,14 +109,33 @@ export interface SyncResult extends Omit<SyncProgress, 'phase' | 'lag'> {
   checkpoint: SyncCheckpoint | null;
 }
 
+/**
+ * What `syncCopy` reads the service through: the part of the client it uses. Declared here and
+ * satisfied by `ConversationApi`, so the sync imports nothing of the client that offers it as
+ * `api.sync()`: no import circle, and a fake source is enough to test it.
+ */
+export interface SyncSource {
+  readonly transport: Pick<Transport, 'clock' | 'requests' | 'scopes'>;
+  export(query: ExportQuery, options: ExportStreamOptions): ExportStream;
+  readonly changes: { page(query: ChangesQuery, options?: RequestOptions): Promise<ChangesPage> };
+  readonly meetings: { list(query: MeetingListQuery, options?: RequestOptions): AsyncIterable<Meeting> };
+  readonly calls: { list(query: CallListQuery, options?: RequestOptions): AsyncIterable<Call> };
+  readonly emails: { list(query: EmailListQuery, options?: RequestOptions): AsyncIterable<EmailConversation> };
+  readonly chat: { list(query: ChatListQuery, options?: RequestOptions): AsyncIterable<ChatConversation> };
+  /** A page of a conversation's messages: those after the embedded ones of a large conversation come from its `messages_next_cursor`. */
+  get<P extends MessagesRoute>(path: P, query: object, pathParams: PathParamsOf<P>, options?: RequestOptions): Promise<AnswerOf<P>>;
+}
+
+type MessagesRoute = '/v1/emails/{email_id}/messages' | '/v1/chat/{chat_id}/messages';
 type Collection = 'meeting' | 'call' | 'email' | 'chat';
+type Part = RecordingPart | ConversationPart;
 const COLLECTIONS: Record<Collection, { scope: string; content?: string }> = {
   meeting: { scope: 'meetings.read' },
   call: { scope: 'calls.read' },
   email: { scope: 'emails.read', content: 'emails.content.read' },
   chat: { scope: 'chat.read', content: 'chat.content.read' },
 };
-const COLLECTION_OF_EXPORT: Record<string, Collection> = {
+const COLLECTION_OF_EXPORT: Record<ExportRecord['object'], Collection> = {
   meeting: 'meeting',
   call: 'call',
   email_conversation: 'email',
@@ -114,8 +154,8 @@ const EXPORT_CHECKPOINT_MS = 1000;
  * `include=messages`), an id that does not come back is deleted, the batch is applied, and only
  * then is the cursor stored: a crash at any point repeats work and never loses any.
  */
-export async function syncCopy(api: ConversationApi, store: SyncStore, options: SyncOptions = {}): Promise<SyncResult> {
-  return new Sync(api, store, options).run();
+export async function syncCopy(source: SyncSource, store: SyncStore, options: SyncOptions = {}): Promise<SyncResult> {
+  return new Sync(source, store, options).run();
 }
 
 /** The counts of a round and of a whole sync, all zero. */
@@ -131,7 +171,7 @@ class Sync {
   private requestsAtStart = 0;
 
   constructor(
-    private readonly api: ConversationApi,
+    private readonly source: SyncSource,
     private readonly store: SyncStore,
     private readonly options: SyncOptions,
   ) {}
@@ -143,7 +183,7 @@ class Sync {
       do {
         signal?.throwIfAborted();
         await this.round();
-        if (this.options.follow) await this.api.transport.clock.sleep(this.options.interval ?? 5000, signal);
+        if (this.options.follow) await this.source.transport.clock.sleep(this.options.interval ?? 5000, signal);
       } while (this.options.follow);
     } catch (error) {
       // Stopped by the signal (everything rejects with its very reason): what was checkpointed holds.
@@ -157,8 +197,8 @@ class Sync {
 
   private async round(): Promise<void> {
     this.progress = { phase: 'feed', ...noCounts(), lag: 0 };
-    this.requestsAtStart = this.api.transport.requests;
-    this.scopes = await this.api.transport.scopes({ signal: this.options.signal });
+    this.requestsAtStart = this.source.transport.requests;
+    this.scopes = await this.source.transport.scopes({ signal: this.options.signal });
     if (!this.checkpoint || 'export' in this.checkpoint) {
       if (this.options.useExport !== false) await this.exportAll();
     }
@@ -168,7 +208,7 @@ class Sync {
 
   private finishRound(): void {
     if (!this.progress) return;
-    this.progress.requests = this.api.transport.requests - this.requestsAtStart;
+    this.progress.requests = this.source.transport.requests - this.requestsAtStart;
     const { phase: _phase, lag: _lag, ...counts } = this.progress;
     for (const key of Object.keys(counts) as Array<keyof typeof counts>) this.total[key] += counts[key];
     this.total.rounds++;
@@ -177,7 +217,7 @@ class Sync {
   }
 
   private report(): void {
-    this.progress.requests = this.api.transport.requests - this.requestsAtStart;
+    this.progress.requests = this.source.transport.requests - this.requestsAtStart;
     this.options.onProgress?.({ ...this.progress });
   }
 
@@ -197,9 +237,15 @@ class Sync {
   }
 
   /** The parts kept of a collection's objects, by the token's scopes. */
-  private partsOf(type: Collection): string[] {
-    if (type === 'meeting' || type === 'call')
-      return ['evaluation', 'answers', ...(this.scopes.includes('transcriptions.read') ? ['transcript'] : [])];
+  private partsOf(type: Collection): Part[] {
+    return type === 'meeting' || type === 'call' ? this.recordingParts() : this.conversationParts(type);
+  }
+
+  private recordingParts(): RecordingPart[] {
+    return ['evaluation', 'answers', ...(this.scopes.includes('transcriptions.read') ? ['transcript' as const] : [])];
+  }
+
+  private conversationParts(type: 'email' | 'chat'): ConversationPart[] {
     return this.withContent(type) ? ['messages'] : [];
   }
 
@@ -213,18 +259,14 @@ class Sync {
    * service's byte budget, the rest from `messages_next_cursor` through its messages route.
    * Whether it was new; each message stored is added to `stored`.
    */
-  private async storeRecord(
-    type: Collection,
-    record: { id: string; included?: Record<string, unknown> },
-    stored?: Set<string>,
-  ): Promise<boolean> {
+  private async storeRecord(type: Collection, record: ExportRecord, stored?: Set<string>): Promise<boolean> {
     const { included, ...details } = record;
     const copy: SyncObject = { object: type, id: record.id, parent_id: null, details };
     if (type === 'meeting' || type === 'call') Object.assign(copy, included ?? {});
     const created = !(await this.has(`${type}:${record.id}`));
     await this.store.put(`${type}:${record.id}`, copy);
     this.progress.objects++;
-    const storeMessage = async (message: { id: string }) => {
+    const storeMessage = async (message: EmailMessage | ChatMessage) => {
       this.progress.objects++;
       stored?.add(`${type}_message:${message.id}`);
       await this.store.put(`${type}_message:${message.id}`, {
@@ -234,13 +276,17 @@ class Sync {
         details: message,
       });
     };
-    for (const message of (included?.messages as Array<{ id: string }> | undefined) ?? []) await storeMessage(message);
-    const next = included?.messages_next_cursor;
+    const conversation = included && 'messages' in included ? included : undefined;
+    for (const message of conversation?.messages ?? []) await storeMessage(message);
+    const next = conversation?.messages_next_cursor;
     if (typeof next === 'string' && (type === 'email' || type === 'chat')) {
-      const [path, param] = type === 'email' ? ['/v1/emails/{email_id}/messages', 'email_id'] : ['/v1/chat/{chat_id}/messages', 'chat_id'];
-      const rest = new PageIterable<{ id: string }>((cursor) =>
-        this.api.get<Page<{ id: string }>>(path, { cursor: cursor ?? next, limit: BATCH }, { [param]: record.id }, { signal: this.options.signal }),
-      );
+      const options = { signal: this.options.signal };
+      const rest = new PageIterable<EmailMessage | ChatMessage>((cursor) => {
+        const query = { cursor: cursor ?? next, limit: BATCH };
+        return type === 'email'
+          ? this.source.get('/v1/emails/{email_id}/messages', query, { email_id: record.id }, options)
+          : this.source.get('/v1/chat/{chat_id}/messages', query, { chat_id: record.id }, options);
+      });
       for await (const message of rest) await storeMessage(message);
     }
     return created;
@@ -252,7 +298,7 @@ class Sync {
    * cannot read is 403): then the channel without its content scope comes in a stream of its own,
    * after the first, whose `Feed-Cursor` stays the copy's.
    */
-  private exportStreams(): Array<{ types: Collection[]; include: string[] }> {
+  private exportStreams(): Array<{ types: Collection[]; include: Part[] }> {
     const types = (Object.keys(COLLECTIONS) as Collection[]).filter((type) => this.readable(type));
     const bare = types.filter((type) => COLLECTIONS[type].content && !this.withContent(type));
     const full = types.filter((type) => !bare.includes(type));
@@ -278,8 +324,8 @@ class Sync {
           detail: 'the token reads other collections than when this first copy began: take a fresh copy into an empty store',
         });
       const { types, include } = streams[index]!;
-      const stream = this.api.export(
-        { types, ...(include.length ? { include: include as never } : {}) },
+      const stream = this.source.export(
+        { types, ...(include.length ? { include } : {}) },
         { after: position?.after ?? undefined, signal: this.options.signal },
       );
       let since = 0;
@@ -290,8 +336,7 @@ class Sync {
             // The first Feed-Cursor, before any record: a restart that replays them keeps it.
             await this.save({ export: { feed_cursor: stream.feedCursor!, after: null, stream: 0 } });
           }
-          if (await this.storeRecord(COLLECTION_OF_EXPORT[(record as ExportRecord & { object: string }).object]!, record as never))
-            this.progress.created++;
+          if (await this.storeRecord(COLLECTION_OF_EXPORT[record.object], record)) this.progress.created++;
           this.progress.exported++;
           if (++since >= EXPORT_CHECKPOINT_RECORDS || Date.now() - at >= EXPORT_CHECKPOINT_MS) {
             await this.saveExportAfter(record.id);
@@ -337,7 +382,7 @@ class Sync {
       let cursor = from;
       let more: boolean;
       do {
-        const page = await this.api.changes.page({ limit: 100, ...(cursor ? { cursor } : {}) }, { signal: this.options.signal });
+        const page = await this.source.changes.page({ limit: 100, ...(cursor ? { cursor } : {}) }, { signal: this.options.signal });
         entries.push(...page.data);
         cursor = page.pagination.next_cursor;
         more = page.pagination.has_more;
@@ -370,17 +415,10 @@ class Sync {
       named.add(`${entry.object}:${entry.object_id}`);
     }
     const stored = new Set<string>();
-    const resources = { meeting: this.api.meetings, call: this.api.calls, email: this.api.emails, chat: this.api.chat };
     for (const [type, idSet] of wanted) {
       const ids = [...idSet];
-      const include = this.partsOf(type);
       for (let i = 0; i < ids.length; i += BATCH) {
-        const query = { ids: ids.slice(i, i + BATCH), limit: BATCH, ...(include.length ? { include: include as never[] } : {}) };
-        const list = resources[type].list(query as never, { signal: this.options.signal }) as AsyncIterable<{
-          id: string;
-          included?: Record<string, unknown>;
-        }>;
-        for await (const record of list) {
+        for await (const record of this.records(type, ids.slice(i, i + BATCH))) {
           this.progress.fetched++;
           if (await this.storeRecord(type, record, stored)) this.progress.created++;
           else this.progress.updated++;
@@ -394,5 +432,15 @@ class Sync {
       const removed = await this.store.delete(key);
       if (removed === true || (removed === undefined && held)) this.progress.deleted++;
     }
+  }
+
+  /** The objects of a collection named by `ids` (up to 100), with the parts the copy keeps. */
+  private records(type: Collection, ids: string[]): AsyncIterable<ExportRecord> {
+    const options = { signal: this.options.signal };
+    if (type === 'meeting') return this.source.meetings.list({ ids, limit: BATCH, include: this.recordingParts() }, options);
+    if (type === 'call') return this.source.calls.list({ ids, limit: BATCH, include: this.recordingParts() }, options);
+    const include = this.conversationParts(type);
+    const query = { ids, limit: BATCH, ...(include.length ? { include } : {}) };
+    return type === 'email' ? this.source.emails.list(query, options) : this.source.chat.list(query, options);
   }
 }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { Change } from './client.js';
+import type { Change } from './types.js';
 import { WebhookVerificationError } from './errors.js';
 
 /**

@@ -91,6 +91,17 @@ describe('lists', () => {
     expect(server.apiRequests.map((s) => query(s.url))).toEqual([{ include: 'messages' }, { include: 'messages', cursor: 'cur_1' }, {}]);
   });
 
+  it('toArray({ limit }) holds the first limit items and requests no page past them; a limit outside 1 to 10,000 is a TypeError', async () => {
+    const { api, server } = harness();
+    server.answers.push(page(['m1', 'm2'], 'cur_1', true), page(['m3', 'm4'], 'cur_2', true), page(['m5'], null, false));
+
+    await expect(api.meetings.list({ limit: 2 }).toArray({ limit: 3 })).resolves.toEqual([{ id: 'm1' }, { id: 'm2' }, { id: 'm3' }]);
+    expect(server.apiRequests.map((s) => query(s.url))).toEqual([{ limit: '2' }, { limit: '2', cursor: 'cur_1' }]);
+
+    for (const limit of [0, -1, 1.5, 10_001, Number.NaN]) await expect(api.meetings.list().toArray({ limit })).rejects.toThrow(TypeError);
+    expect(server.apiRequests).toHaveLength(2);
+  });
+
   it('changes.list({start}) sends start on the first request only, never with a cursor', async () => {
     const { api, server } = harness();
     server.answers.push(changesPage(['chg_1'], 'cur_2', true), changesPage(['chg_2'], 'cur_3', true), changesPage([], 'cur_4', false));

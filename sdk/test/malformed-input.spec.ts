@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { ApiError, JsonFileStore, verifyWebhook } from '../src/index.js';
 import { CONTEXT, contextAnswer, envelope, harness, rejection } from './fakes';
 
+/*
+ * What is cut or malformed, on either side, is never taken for valid: a body cut mid-read is retried,
+ * a 200 that is not JSON is INVALID_RESPONSE, an id or base URL that would reach another route is
+ * refused before any request, an unreadable Retry-After gets the normal backoff, and a file that is
+ * not the store's own journal is converted or refused, never truncated.
+ */
+
 /** A 200 whose body sends `first` and then fails (a connection reset in the middle of the body). */
 function cutBody(first: string): Response {
   let sent = false;
