@@ -111,12 +111,14 @@ export class ClientsRepository {
    * client's company.
    */
   async expirePreviousSecrets(client: ApiClient): Promise<{ expired: number; companyPublicId: string }> {
-    const expired = await this.secrets.update(
-      { clientId: client.id, expiresAt: Raw((at) => `${at} IS NOT NULL AND ${at} > now()`) },
-      { expiresAt: () => 'now()' },
-    );
-    const company = await this.dataSource.getRepository(Company).findOneByOrFail({ id: this.clients.companyId });
-    return { expired, companyPublicId: company.publicId };
+    return this.dataSource.transaction(async (m) => {
+      const expired = await this.secrets.in(m).update(
+        { clientId: client.id, expiresAt: Raw((at) => `${at} IS NOT NULL AND ${at} > now()`) },
+        { expiresAt: () => 'now()' },
+      );
+      const company = await m.getRepository(Company).findOneByOrFail({ id: this.clients.companyId });
+      return { expired, companyPublicId: company.publicId };
+    });
   }
 
   /** Sets the status; `invalidateTokens` bumps the credential version, killing issued tokens. */

@@ -19,6 +19,14 @@ export interface TenantRow {
 export type TenantWhere<E extends TenantRow> = Omit<FindOptionsWhere<E>, 'companyId'>;
 
 /**
+ * What `find` takes: no relations or joins, whose tables the company's condition would not reach
+ * (entities declare foreign keys, not relations; a related table is read through its own repository).
+ */
+export type TenantFindOptions<E extends TenantRow> = Omit<FindManyOptions<E>, 'where' | 'relations' | 'relationLoadStrategy' | 'join'> & {
+  where?: TenantWhere<E>;
+};
+
+/**
  * Runs `work` acting for one company: every TenantRepository used inside reads and writes that
  * company's rows only. One company per context: inside an operation already acting for another
  * company (or an API request of another company) it refuses, rather than mixing two tenants.
@@ -71,7 +79,10 @@ export class TenantRepository<E extends TenantRow> {
    * conditions before it, the company's among them. What finders cannot say is said with operators
    * (`In`, `Raw`); a lock is an option (`lock: { mode: 'pessimistic_write' }`, in a transaction).
    */
-  async find(options: Omit<FindManyOptions<E>, 'where'> & { where?: TenantWhere<E> } = {}): Promise<E[]> {
+  async find(options: TenantFindOptions<E> = {}): Promise<E[]> {
+    if (['relations', 'relationLoadStrategy', 'join'].some((option) => option in options)) {
+      throw new Error(`${this.name}: relations are read through their own repository, where the company's condition reaches them`);
+    }
     return this.manager.find(this.entity, { ...options, where: this.scoped(options.where) });
   }
 

@@ -82,6 +82,12 @@ describe('TenantRepository', () => {
       expect(await owner.getRepository(ApiClient).countBy({ name: 'forged' })).toBe(0);
     });
 
+    it('refuses relations and joins, which the company condition would not reach', async () => {
+      const joined = { relations: { secrets: true } } as object;
+      await expect(asA(() => clients.find(joined))).rejects.toThrow(/through their own repository/);
+      await expect(asA(() => clients.find({ join: { alias: 'c' } } as object))).rejects.toThrow(/through their own repository/);
+    });
+
     it('refuses to act for B inside an operation acting for A', async () => {
       await expect(asA(() => actForCompany(b.id, () => clients.find()))).rejects.toThrow(/already acting for company/);
     });
