@@ -30,32 +30,6 @@ export class SeedDemoCommand extends AdminCommand {
   }
 }
 
-/** A whole-number option: `--<name> <n>` from `min` to `max`. */
-interface CountOption {
-  min: number;
-  max: number;
-  description: string;
-}
-
-/**
- * Declares the command's count options, in order, each parsed by a method `parse_<name>`:
- * nest-commander finds an option by a method with its `@Option` metadata, and these differ only
- * in name, bounds and description.
- */
-function CountOptions(counts: Record<string, CountOption>): ClassDecorator {
-  return (command) => {
-    for (const [name, { min, max, description }] of Object.entries(counts)) {
-      const method: PropertyDescriptor = {
-        value: (value: string) => integerOption(name, value, min, max),
-        configurable: true,
-        writable: true,
-      };
-      Object.defineProperty(command.prototype, `parse_${name}`, method);
-      Option({ flags: `--${name} <n>`, description })(command.prototype, `parse_${name}`, method);
-    }
-  };
-}
-
 const MAX_VOLUME = 10_000_000;
 const MAX_MESSAGES = 1_000;
 
@@ -68,17 +42,7 @@ interface SeedVolumeOptions extends CommonOptions {
   messages?: number;
 }
 
-/** seed:volume's counts, each `--<name> <n>`: a whole number within its bounds. */
-const VOLUME_COUNTS: Record<keyof Omit<SeedVolumeOptions, keyof CommonOptions | 'company'>, CountOption> = {
-  meetings: { min: 0, max: MAX_VOLUME, description: 'meetings with their relations (default 0)' },
-  calls: { min: 0, max: MAX_VOLUME, description: 'calls with their relations (default 0)' },
-  emails: { min: 0, max: MAX_VOLUME, description: 'e-mail conversations (default 0)' },
-  chats: { min: 0, max: MAX_VOLUME, description: 'chat conversations (default 0)' },
-  messages: { min: 1, max: MAX_MESSAGES, description: `messages per e-mail and per chat conversation (1 to ${MAX_MESSAGES}, default 10)` },
-};
-
 @Command({ name: 'seed:volume', description: 'bulk-generate records for an existing company (benchmarks, capacity tests)' })
-@CountOptions(VOLUME_COUNTS)
 export class SeedVolumeCommand extends AdminCommand<SeedVolumeOptions> {
   constructor(private readonly volume: VolumeSeeder) {
     super();
@@ -87,6 +51,31 @@ export class SeedVolumeCommand extends AdminCommand<SeedVolumeOptions> {
   @Option({ flags: '--company <id>', description: 'company id (cmp_…)' })
   parseCompany(value: string): string {
     return textOption('company', value);
+  }
+
+  @Option({ flags: '--meetings <n>', description: 'meetings with their relations (default 0)' })
+  parseMeetings(value: string): number {
+    return integerOption('meetings', value, 0, MAX_VOLUME);
+  }
+
+  @Option({ flags: '--calls <n>', description: 'calls with their relations (default 0)' })
+  parseCalls(value: string): number {
+    return integerOption('calls', value, 0, MAX_VOLUME);
+  }
+
+  @Option({ flags: '--emails <n>', description: 'e-mail conversations (default 0)' })
+  parseEmails(value: string): number {
+    return integerOption('emails', value, 0, MAX_VOLUME);
+  }
+
+  @Option({ flags: '--chats <n>', description: 'chat conversations (default 0)' })
+  parseChats(value: string): number {
+    return integerOption('chats', value, 0, MAX_VOLUME);
+  }
+
+  @Option({ flags: '--messages <n>', description: `messages per e-mail and per chat conversation (1 to ${MAX_MESSAGES}, default 10)` })
+  parseMessages(value: string): number {
+    return integerOption('messages', value, 1, MAX_MESSAGES);
   }
 
   protected async execute(_params: string[], options: SeedVolumeOptions): Promise<void> {
