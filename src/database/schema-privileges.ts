@@ -10,10 +10,23 @@ export const AUDIT_PARTITION = /^audit_event(s|_resources)_p\d{6}$/;
 
 /**
  * Tables the API role may not touch at all: the credentials (it reaches one client at a time
- * through API_FUNCTIONS) and the webhooks' (endpoints hold signing secrets; the worker and the
- * CLI use them as the schema owner).
+ * through API_FUNCTIONS).
  */
-export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets', 'webhook_endpoints', 'webhook_deliveries'];
+export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
+
+/**
+ * The integrator's own delivery configuration, which `webhooks.manage` changes through the API
+ * (docs/API.md, "Managing your webhooks"): what the API role may do on each table, every row
+ * under forced row-level security (the company's endpoints, their deliveries, its clients' keys).
+ * No DELETE on deliveries (they go with their endpoint) and nothing else: the conversation data
+ * stays read-only. An endpoint's secret is written sealed (WEBHOOK_SECRET_KEY) and never read back
+ * by the API but to rotate it.
+ */
+export const WEBHOOK_ADMIN_TABLES: Record<string, readonly string[]> = {
+  webhook_endpoints: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  webhook_deliveries: ['SELECT', 'INSERT', 'UPDATE'],
+  idempotency_keys: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+};
 
 /** The trail's resource index: kept by a trigger, read through `app_audit_events`, nothing for the API role. */
 export const OWNER_ONLY_TABLES = ['audit_event_resources'];
@@ -35,8 +48,8 @@ export const API_FUNCTIONS = [
 
 /**
  * Runs pending migrations as the schema owner, then gives the API role exactly its
- * privileges: SELECT on data tables, INSERT on append-only tables, EXECUTE on the credential
- * lookups, nothing else.
+ * privileges: SELECT on data tables, INSERT on append-only tables, what WEBHOOK_ADMIN_TABLES
+ * says on the webhook tables, EXECUTE on the credential lookups, nothing else.
  * Idempotent: it recomputes the grants from the current schema every time.
  */
 export async function migrateAndGrant(owner: DataSource, apiRole: string | null): Promise<string[]> {
@@ -75,8 +88,8 @@ export async function grantApiPrivileges(owner: DataSource, apiRole: string): Pr
     for (const { name } of tables) {
       // Partitions of the trail are written through their parent only: nothing on them directly.
       if (CREDENTIAL_TABLES.includes(name) || OWNER_ONLY_TABLES.includes(name) || AUDIT_PARTITION.test(name)) continue;
-      const privilege = APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT';
-      await m.query(`GRANT ${privilege} ON TABLE public."${name}" TO ${role}`);
+      const privileges = WEBHOOK_ADMIN_TABLES[name] ?? [APPEND_ONLY_TABLES.includes(name) ? 'INSERT' : 'SELECT'];
+      await m.query(`GRANT ${privileges.join(', ')} ON TABLE public."${name}" TO ${role}`);
     }
     for (const fn of API_FUNCTIONS) await m.query(`GRANT EXECUTE ON FUNCTION public.${fn} TO ${role}`);
   });

@@ -5,6 +5,7 @@ import { EndpointState } from './webhook.vocabulary';
 
 /** A webhook endpoint as the admin registers it: destination, types, sealed signing secrets, and where its batch stands. */
 // synchronize: false: TypeORM has no xid8 type; entities.medium-spec.ts compares this entity's columns itself.
+@Check('webhook_endpoints_description_check', '((description IS NULL) OR (length(description) <= 200))')
 @Check('webhook_endpoints_check', `((state = 'failing'::text) = (failing_since IS NOT NULL))`)
 @Check('webhook_endpoints_check1', '((previous_secret IS NULL) = (previous_secret_until IS NULL))')
 @Check('webhook_endpoints_state_check', `(state = ANY (ARRAY['active'::text, 'failing'::text]))`)
@@ -60,4 +61,14 @@ export class WebhookEndpoint {
 
   @Column({ name: 'batch_job', type: 'uuid', nullable: true })
   batchJob: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  description: string | null;
+
+  /** False while the integrator paused it: its deliveries wait (docs/API.md, "Managing your webhooks"). */
+  @Column({ type: 'boolean', default: true })
+  enabled: boolean;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
 }

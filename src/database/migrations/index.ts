@@ -36,6 +36,7 @@ import { RecordingIdsByKind1766600000002 } from './1766600000002-recording-ids-b
 import { SharedRowOrder1766600000003 } from './1766600000003-shared-row-order';
 import { AuditReadBounded1766700000005 } from './1766700000005-audit-read-bounded';
 import { DocumentTranscripts1766700000006 } from './1766700000006-document-transcripts';
+import { WebhookEndpointsApi1766800000000 } from './1766800000000-webhook-endpoints-api';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   SharedRowOrder1766600000003,
   AuditReadBounded1766700000005,
   DocumentTranscripts1766700000006,
+  WebhookEndpointsApi1766800000000,
 ];
