@@ -4,7 +4,7 @@ import { AdminAudit } from '../audit/admin-audit';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
 import { AdminError } from '../common/errors/admin-error';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../webhooks/webhook.vocabulary';
-import { WebhooksService } from '../webhooks/webhooks.service';
+import { WebhookAdmin } from '../webhooks/webhook-admin';
 import { AdminCommand, CommonOptions } from './admin-command';
 import { choiceOption, integerOption, required, textOption } from './option-parsers';
 
@@ -45,7 +45,7 @@ function typesOption(value: string): ChangeObject[] {
 @Injectable()
 abstract class EndpointCommand<O extends EndpointOptions = EndpointOptions> extends AdminCommand<O> {
   constructor(
-    protected readonly webhooks: WebhooksService,
+    protected readonly webhooks: WebhookAdmin,
     protected readonly audit: AdminAudit,
   ) {
     super();
@@ -63,7 +63,7 @@ abstract class EndpointCommand<O extends EndpointOptions = EndpointOptions> exte
 })
 export class WebhookAddCommand extends AdminCommand<WebhookAddOptions> {
   constructor(
-    private readonly webhooks: WebhooksService,
+    private readonly webhooks: WebhookAdmin,
     private readonly audit: AdminAudit,
   ) {
     super();
@@ -106,7 +106,7 @@ export class WebhookAddCommand extends AdminCommand<WebhookAddOptions> {
 
 @Command({ name: 'webhooks:list', description: 'list webhook endpoints (never a secret), of one company or all' })
 export class WebhookListCommand extends AdminCommand<WebhookListOptions> {
-  constructor(private readonly webhooks: WebhooksService) {
+  constructor(private readonly webhooks: WebhookAdmin) {
     super();
   }
 

@@ -15,6 +15,7 @@ const DEFAULT_QUOTAS: Record<RateLimitPolicyName, string> = {
   email_content: '300/60',
   chat_content: '300/60',
   export: '20/3600',
+  webhook_admin: '60/60',
   token: '60/60',
 };
 
@@ -24,6 +25,7 @@ const QUOTA_VARIABLES: Record<RateLimitPolicyName, keyof EnvironmentVariables> =
   email_content: 'RATE_LIMIT_EMAIL_CONTENT',
   chat_content: 'RATE_LIMIT_CHAT_CONTENT',
   export: 'RATE_LIMIT_EXPORT',
+  webhook_admin: 'RATE_LIMIT_WEBHOOK_ADMIN',
   token: 'RATE_LIMIT_TOKEN',
 };
 
@@ -41,6 +43,8 @@ export interface WebhookSettings {
   /** Batches one worker sends at once. */
   jobSlots: number;
   retentionDays: number;
+  /** Endpoints one company may have (`409 WEBHOOK_ENDPOINT_LIMIT` past it). */
+  endpointsMax: number;
 }
 
 /** The default retry schedule: 12 retries over about 100 hours (80 at the least with jitter), the contract's "at least 72 h". */
@@ -258,6 +262,7 @@ function webhookSettings(vars: EnvironmentVariables): WebhookSettings {
     concurrency: vars.WEBHOOK_CONCURRENCY ?? 16,
     jobSlots: vars.WEBHOOK_JOB_SLOTS ?? 32,
     retentionDays: vars.WEBHOOK_RETENTION_DAYS ?? 30,
+    endpointsMax: vars.WEBHOOK_ENDPOINTS_MAX ?? 20,
   };
 }
 

@@ -33,6 +33,11 @@ export function withLimitVariables<Base extends VariablesBase>(base: Base) {
     @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 20/3600' })
     RATE_LIMIT_EXPORT?: string;
 
+    /** Calls to `/v1/webhook-endpoints` per client. */
+    @IsOptional()
+    @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
+    RATE_LIMIT_WEBHOOK_ADMIN?: string;
+
     @IsOptional()
     @Matches(QUOTA, { message: 'must be <quota>/<window seconds>, e.g. 60/60' })
     RATE_LIMIT_TOKEN?: string;

@@ -63,6 +63,11 @@ export function withWebhookVariables<Base extends VariablesBase>(base: Base) {
     @IntegerIn(1, 1024)
     WEBHOOK_JOB_SLOTS?: number;
 
+    /** Webhook endpoints one company may have. */
+    @IsOptional()
+    @IntegerIn(1, 1000)
+    WEBHOOK_ENDPOINTS_MAX?: number;
+
     /** Delivery records older than this many days are deleted. */
     @IsOptional()
     @IntegerIn(1, 3650, ' days')

@@ -1,5 +1,5 @@
 /** The named rate-limit policies (API decisions, "Rate limits"), in the order headers list them. */
-export const RATE_LIMIT_POLICIES = ['client', 'company', 'email_content', 'chat_content', 'export', 'token'] as const;
+export const RATE_LIMIT_POLICIES = ['client', 'company', 'email_content', 'chat_content', 'export', 'webhook_admin', 'token'] as const;
 export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICIES)[number];
 
 /**

@@ -8,13 +8,17 @@ export const SCOPES = {
   'chat.read': 'List and retrieve chat conversations',
   'chat.content.read': 'Read chat messages, together with chat.read',
   'audit.read': "Read the company's own audit trail (GET /v1/audit-events)",
+  'webhooks.manage': "Manage the company's webhook endpoints: register, pause, rotate, inspect and retry deliveries (/v1/webhook-endpoints)",
 } as const;
 
 export type Scope = keyof typeof SCOPES;
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 
-/** The scopes that read conversations: what the demo's client holds (reading the trail is a security team's, granted apart). */
-export const DATA_SCOPES = ALL_SCOPES.filter((scope) => scope !== 'audit.read');
+/**
+ * The scopes that read conversations: what the demo's client holds (reading the trail is a
+ * security team's, managing webhooks an integration owner's, each granted apart).
+ */
+export const DATA_SCOPES = ALL_SCOPES.filter((scope) => scope !== 'audit.read' && scope !== 'webhooks.manage');
 
 /**
  * The scopes of each collection of records, spelled once for every list of them: `read` lists and

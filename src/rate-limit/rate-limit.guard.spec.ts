@@ -39,6 +39,7 @@ const QUOTAS: Record<RateLimitPolicyName, { limit: number; ttl: number }> = {
   email_content: { limit: 7, ttl: 120_000 },
   chat_content: { limit: 9, ttl: 30_000 },
   export: { limit: 3, ttl: 3_600_000 },
+  webhook_admin: { limit: 6, ttl: 60_000 },
   token: { limit: 4, ttl: 300_000 },
 };
 const throttlerOptions = (reflector: Reflector): ThrottlerModuleOptions => ({

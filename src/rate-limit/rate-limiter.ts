@@ -202,7 +202,7 @@ export class RateLimiter {
   }
 
   private principalPartition(policy: Exclude<RateLimitPolicyName, 'token'>, principal: Principal): string {
-    return policy === 'client' || policy === 'export' ? principal.clientId : principal.companyPublicId;
+    return policy === 'client' || policy === 'export' || policy === 'webhook_admin' ? principal.clientId : principal.companyPublicId;
   }
 
   private async reach<T>(operation: () => Promise<T>): Promise<T> {

@@ -3,9 +3,10 @@ import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.reposi
 import { OwnerPool, Sql } from '../database/owner-pool';
 import { iso } from '../database/sql';
 import { ENDPOINT_COLUMNS, EndpointRow } from './webhook-endpoints.repository';
-import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
+import { DeliveryStatus, EndpointState, TEST_EVENT_TYPE } from './webhook.vocabulary';
 import { DeliveryRow, NewDelivery, Outcome, Sendable } from './webhook-delivery';
 import { isCurrentRun, jobHolds, JobRun } from './pg-boss-internals';
+import { IDEMPOTENCY_HOURS } from './idempotency-keys';
 
 /**
  * THE LEASE RULE, the only one: job `job` holds what it was given (an endpoint's batch, the
@@ -19,6 +20,11 @@ import { isCurrentRun, jobHolds, JobRun } from './pg-boss-internals';
  * An endpoint (`e`) with no batch outstanding.
  */
 const BATCH_IDLE = `(e.batch_job IS NULL OR NOT ${jobHolds('e.batch_job')})`;
+
+/** The columns of a DeliveryRow (never the payload: the body is not shown, only what became of it). */
+const DELIVERY_COLUMNS = `id::text AS id, public_id AS delivery_id, change_id, event_type, replay, status, attempts, last_status, last_error,
+  last_latency_ms, ${iso('committed_at')} AS committed_at, ${iso('created_at')} AS created_at, ${iso('last_attempt_at')} AS last_attempt_at,
+  ${iso('next_attempt_at')} AS next_attempt_at, ${iso('delivered_at')} AS delivered_at, job_id IS NOT NULL AS held`;
 
 /** A delivery (`d`) due for an attempt: its time has come, or the job it was given to no longer holds it. */
 const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id IS NOT NULL AND NOT ${jobHolds('d.job_id')})))`;
@@ -230,18 +236,69 @@ export class WebhookDeliveries {
     );
   }
 
+  // The integrator's side (the API's routes and the CLI), inside the company's transaction.
+
+  /**
+   * pending (due later) | delivered | failed ─▶ pending, due now: the delivery is sent again as
+   * one more attempt (counted on top of the ones made: a delivery past its schedule gets that one
+   * attempt and is `failed` again if it fails). One held by a job is being attempted already and
+   * is left as it is. Null when the endpoint has no such delivery.
+   */
+  async retry(sql: Sql, endpointId: string, publicId: string): Promise<{ public_id: string } | null> {
+    const { rows } = await sql.query<{ public_id: string }>(
+      `WITH found AS (SELECT id, job_id FROM webhook_deliveries WHERE endpoint_id = $1 AND public_id = $2 FOR UPDATE),
+       retried AS (
+         UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), delivered_at = NULL
+         FROM found f WHERE d.id = f.id AND f.job_id IS NULL RETURNING d.id)
+       SELECT $2::text AS public_id FROM found`,
+      [endpointId, publicId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A test event for the endpoint, due at once (sent even while it is paused: due()). Its public id. */
+  async createTest(sql: Sql, endpointId: string, eventId: string, payload: string): Promise<string> {
+    const { rows } = await sql.query<{ public_id: string }>(
+      `INSERT INTO webhook_deliveries (endpoint_id, change_id, event_type, committed_at, payload, next_attempt_at)
+       VALUES ($1, $2, '${TEST_EVENT_TYPE}', now(), $3, now()) RETURNING public_id`,
+      [endpointId, eventId, payload],
+    );
+    return rows[0].public_id;
+  }
+
+  /** A resumed endpoint's waiting deliveries (retries not yet due) ─▶ due now. */
+  async dueNow(sql: Sql, endpointId: string): Promise<void> {
+    await sql.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at > now()`,
+      [endpointId],
+    );
+  }
+
+  /** The endpoint's deliveries before `before` (an internal id), newest first, `limit` of them, of one status or all. */
+  async page(sql: Sql, endpointId: string, before: string | null, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
+    const { rows } = await sql.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+       WHERE endpoint_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($4::text IS NULL OR status = $4)
+       ORDER BY id DESC LIMIT $3`,
+      [endpointId, before, limit, status ?? null],
+    );
+    return rows;
+  }
+
   // History.
 
   async list(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
     const { rows } = await this.db.query<DeliveryRow>(
-      `SELECT public_id AS delivery_id, change_id, event_type, replay, status, attempts, last_status, last_error, last_latency_ms,
-         ${iso('committed_at')} AS committed_at, ${iso('created_at')} AS created_at, ${iso('last_attempt_at')} AS last_attempt_at,
-         ${iso('next_attempt_at')} AS next_attempt_at, ${iso('delivered_at')} AS delivered_at
-       FROM webhook_deliveries WHERE endpoint_id = $1 AND ($3::text IS NULL OR status = $3)
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1 AND ($3::text IS NULL OR status = $3)
        ORDER BY id DESC LIMIT $2`,
       [endpointId, limit, status ?? null],
     );
     return rows;
+  }
+
+  /** Deletes the idempotency keys of creates past their 24 h (a request with such a key is a new request anyway). */
+  async purgeIdempotencyKeys(): Promise<void> {
+    await this.db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_HOURS})`);
   }
 
   /** Deletes settled delivery records created more than `days` ago; returns how many. */

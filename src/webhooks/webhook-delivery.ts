@@ -7,6 +7,8 @@ import { DeliveryStatus } from './webhook.vocabulary';
 
 /** One delivery as `webhooks:deliveries` lists it. */
 export interface DeliveryRow {
+  /** Internal id: the list's keyset position. */
+  id: string;
   delivery_id: string;
   change_id: string;
   event_type: string;
@@ -21,6 +23,8 @@ export interface DeliveryRow {
   last_attempt_at: string | null;
   next_attempt_at: string | null;
   delivered_at: string | null;
+  /** Held by a job: being attempted now. */
+  held: boolean;
 }
 
 /** A delivery to send: its id, the change it reports and the body exactly as signed. */

@@ -2,6 +2,9 @@ import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** The longest URL an endpoint may have (the column's check too). */
+export const URL_MAX_LENGTH = 2048;
+
 /**
  * The destination policy: which URLs and addresses a webhook may be sent to, used by
  * `webhooks:add` (refusing what can never be a destination, before any delivery) and by the
@@ -137,6 +140,7 @@ const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal'];
  * Reasons never repeat the URL: its path or query may carry the integrator's token.
  */
 export function refusedUrl(url: string, allowPrivate: boolean): string | null {
+  if (url.length > URL_MAX_LENGTH) return `the URL is longer than ${URL_MAX_LENGTH} characters`;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -83,23 +83,28 @@ export class WebhookDispatcher {
     return this.tenant.run(endpoint.company_id, () => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take));
   }
 
-  /** The event of each entry as the endpoint receives it, with its cursor bound to the endpoint's types. */
+  /** The event of each entry as the endpoint receives it (deliveriesOf). */
   deliveriesOf(endpoint: EndpointRow, rows: ChangeRow[]): NewDelivery[] {
-    const binding = feedBinding(endpoint.company_id, typesOf(endpoint));
-    return rows.map((row) => {
-      const event: WebhookEvent = {
-        type: `${row.object}.${row.action}`,
-        timestamp: row.committed_at,
-        data: {
-          change_id: row.public_id,
-          object: row.object,
-          object_id: row.object_id,
-          parent_id: row.parent_id,
-          changed: row.changed,
-          cursor: this.codec.seal(binding, [row.epoch, row.xid, row.seq]),
-        },
-      };
-      return { change_id: row.public_id, event_type: event.type, committed_at: row.committed_at, payload: JSON.stringify(event) };
-    });
+    return deliveriesOf(this.codec, endpoint, rows);
   }
+}
+
+/** The event of each entry as the endpoint receives it, with its cursor bound to the endpoint's types. */
+export function deliveriesOf(codec: CursorCodec, endpoint: Pick<EndpointRow, 'company_id' | 'types'>, rows: ChangeRow[]): NewDelivery[] {
+  const binding = feedBinding(endpoint.company_id, typesOf(endpoint));
+  return rows.map((row) => {
+    const event: WebhookEvent = {
+      type: `${row.object}.${row.action}`,
+      timestamp: row.committed_at,
+      data: {
+        change_id: row.public_id,
+        object: row.object,
+        object_id: row.object_id,
+        parent_id: row.parent_id,
+        changed: row.changed,
+        cursor: codec.seal(binding, [row.epoch, row.xid, row.seq]),
+      },
+    };
+    return { change_id: row.public_id, event_type: event.type, committed_at: row.committed_at, payload: JSON.stringify(event) };
+  });
 }

@@ -7,6 +7,18 @@ export type EndpointState = (typeof ENDPOINT_STATES)[number];
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** The type of the event `POST /v1/webhook-endpoints/{id}/test` sends. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** The endpoint's state as the API shows it: paused (`disabled`) before anything else, then failing. */
+export const PUBLIC_ENDPOINT_STATES = ['enabled', 'disabled', 'failing'] as const;
+export type PublicEndpointState = (typeof PUBLIC_ENDPOINT_STATES)[number];
+
+export function publicStateOf(endpoint: { enabled: boolean; state: EndpointState }): PublicEndpointState {
+  if (!endpoint.enabled) return 'disabled';
+  return endpoint.state === 'failing' ? 'failing' : 'enabled';
+}
+
 /** The job queue (pg-boss): one job per batch of one endpoint's deliveries, one batch per endpoint at a time. */
 export const QUEUE = 'webhook_batch';
 

@@ -1,37 +1,68 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
-import { comparePositions, FeedPosition, positionAt } from '../changes/changes.repository';
+import { comparePositions, FeedPosition, FeedRead, positionAt } from '../changes/changes.repository';
 import { feedBinding, openFeedCursor } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
-import { AdminError } from '../common/errors/admin-error';
+import { ApiError } from '../common/errors/api-error';
 import { mintId, parseId } from '../common/ids/public-id';
 import { Instant } from '../common/validation/instant';
-import { CompaniesService } from '../companies/companies.service';
 import { AppConfig } from '../config/app-config';
-import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
-import { typesOf, WebhookDispatcher } from './webhook-dispatcher';
+import { Sql } from '../database/owner-pool';
+import { IdempotencyKeys, IdempotentRequest } from './idempotency-keys';
+import { DeliveryStatus, TEST_EVENT_TYPE } from './webhook.vocabulary';
+import { deliveriesOf, typesOf } from './webhook-dispatcher';
 import { generateSigningSecret, SigningKeys } from './webhook-secrets';
 import { WebhookDeliveries } from './webhook-deliveries.repository';
 import { DeliveryRow } from './webhook-delivery';
-import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
+import { EndpointPatch, EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { DestinationPolicy, DestinationRefused, hostOf } from './webhook-destination';
 
-/** An endpoint as `webhooks:list` prints it: never a secret. */
-export interface EndpointSummary {
-  endpoint_id: string;
-  company_id: string;
-  url: string;
-  types: ChangeObject[] | null;
-  state: EndpointState;
-  failing_since: string | null;
+/**
+ * One company's webhook configuration, as whoever acts on it reaches it: the API's tenant
+ * transaction for an integrator (row-level security shows that company's rows only), the schema
+ * owner's for the admin CLI. Every rule is WebhooksService's; a scope only says where it runs.
+ */
+export interface WebhookScope {
+  /** Internal id. */
+  readonly companyId: string;
+  readonly companyPublicId: string;
+  /** Runs `work` in one transaction that reaches the company's webhook rows. */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Up to `take` entries of the endpoint's feed after `after`, below the horizon, read as its tenant (inside `transaction` where it can). */
+  feed(endpoint: EndpointRow, after: FeedPosition, take: number): Promise<FeedRead>;
 }
 
-/** Entries replayed per transaction (one job each). */
+/** A new endpoint: its URL, and optionally its types and description. */
+export interface NewEndpoint {
+  url: string;
+  types?: ChangeObject[];
+  description?: string | null;
+}
+
+/** What a create answers: the endpoint and its secret, shown this once. */
+export interface CreatedEndpoint {
+  endpoint: EndpointRow;
+  secret: string;
+}
+
+/**
+ * What the caller may ask for: the types its token reads (an endpoint's types must be among them;
+ * the default), or null for an admin, who may send every type (the default then: all of them).
+ */
+export type ReadableTypes = readonly ChangeObject[] | null;
+
+/** Entries replayed per read of the feed (one statement of deliveries each). */
 const REPLAY_PAGE = 100;
 
 /**
- * The admin side of webhooks (the CLI's `webhooks:*` commands): endpoints, their secrets, their
- * delivery records, and replays from a point of the feed.
+ * Webhook endpoints and their deliveries, every rule of them, behind both the admin CLI's
+ * `webhooks:*` commands and the API's `/v1/webhook-endpoints` routes: registration (the
+ * destination policy at once, after resolution; the company's limit; the idempotency of a
+ * create), patches (pause, resume), secrets and their rotation, the delivery history, a retry,
+ * a test event, replays from a point of the feed. The worker sends what these write
+ * (WebhookDeliveries: the state machine). Errors are the API's (ApiError); the CLI names them
+ * in its own codes.
  */
 @Injectable()
 export class WebhooksService {
@@ -40,119 +71,202 @@ export class WebhooksService {
   constructor(
     private readonly endpoints: WebhookEndpoints,
     private readonly deliveryRecords: WebhookDeliveries,
-    private readonly dispatcher: WebhookDispatcher,
-    private readonly companies: CompaniesService,
     private readonly codec: CursorCodec,
     private readonly config: AppConfig,
     private readonly keys: SigningKeys,
+    private readonly idempotency: IdempotencyKeys,
   ) {
     this.policy = new DestinationPolicy(config.webhooks.allowPrivate);
   }
 
   /**
    * Registers an endpoint; it receives the changes committed from now on (older ones through a
-   * replay). The URL is refused when it can never be a destination, and a name when it resolves
-   * to an address the worker would refuse (the worker checks again before every connection).
+   * replay). With `request`, a create repeated with the same key answers the first answer (the
+   * key is taken in the same transaction, so two at once make one endpoint: the second waits for
+   * the first to commit, then reads its answer).
    */
-  async add(input: {
-    company: string;
-    url: string;
-    types?: ChangeObject[];
-  }): Promise<Omit<EndpointSummary, 'failing_since'> & { secret: string }> {
-    const company = await this.companies.get(input.company);
+  async create(
+    scope: WebhookScope,
+    input: NewEndpoint,
+    readable: ReadableTypes,
+    request?: IdempotentRequest,
+  ): Promise<{ answer: CreatedEndpoint; replayed: false } | { answer: string; replayed: true }> {
+    const types = this.typesFor(input.types, readable);
     await this.checkDestination(input.url);
-    const types = input.types ? CHANGE_OBJECTS.filter((t) => input.types!.includes(t)) : null;
-    const secret = generateSigningSecret();
-    const publicId = mintId('webhookEndpoint');
-    const row = await this.endpoints.insert({
-      publicId,
-      companyId: company.id,
-      url: input.url,
-      types,
-      sealedSecret: this.keys.box.seal(secret, publicId),
-      position: await this.endpoints.head(),
+    return scope.transaction(async (sql) => {
+      if (request) {
+        const earlier = await this.idempotency.claim(sql, scope.companyId, request);
+        if (earlier !== null) return { answer: earlier, replayed: true as const };
+      }
+      if ((await this.endpoints.countForAdding(sql, scope.companyId)) >= this.config.webhooks.endpointsMax) {
+        throw new ApiError(
+          'WEBHOOK_ENDPOINT_LIMIT',
+          `The company has ${this.config.webhooks.endpointsMax} webhook endpoints already, the most it may have; delete one first.`,
+        );
+      }
+      const secret = generateSigningSecret();
+      const publicId = mintId('webhookEndpoint');
+      const endpoint = await this.endpoints.insert(sql, {
+        publicId,
+        companyId: scope.companyId,
+        url: input.url,
+        types,
+        description: input.description ?? null,
+        sealedSecret: this.keys.box.seal(secret, publicId),
+        position: await this.endpoints.head(sql),
+      });
+      const answer = { endpoint, secret };
+      if (request) await this.idempotency.complete(sql, scope.companyId, request, request.render(answer));
+      return { answer, replayed: false as const };
     });
-    const { failing_since: _, ...added } = summary(row);
-    return { ...added, secret };
   }
 
-  async list(company?: string): Promise<EndpointSummary[]> {
-    const companyId = company === undefined ? undefined : (await this.companies.get(company)).id;
-    return (await this.endpoints.list(companyId)).map(summary);
+  /** The company's endpoints after the cursor's position, oldest first. */
+  list(scope: WebhookScope, after: readonly [string, string] | null, limit: number): Promise<EndpointRow[]> {
+    return scope.transaction((sql) => this.endpoints.page(sql, scope.companyId, after, limit));
+  }
+
+  get(scope: WebhookScope, endpointId: string): Promise<EndpointRow> {
+    return scope.transaction((sql) => this.endpointOf(sql, scope, endpointId));
+  }
+
+  /**
+   * Changes what the patch names. A new URL is judged as at registration; `enabled: false`
+   * pauses (deliveries wait, none is dropped); `enabled: true` resumes: `failing` cleared and the
+   * waiting retries due at once.
+   */
+  async update(scope: WebhookScope, endpointId: string, patch: EndpointPatch, readable: ReadableTypes): Promise<EndpointRow> {
+    const changes: EndpointPatch = { ...patch };
+    if (patch.types !== undefined) changes.types = this.typesFor(patch.types ?? undefined, readable);
+    if (patch.url !== undefined) await this.checkDestination(patch.url);
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      const updated = await this.endpoints.update(sql, endpoint, changes);
+      if (patch.enabled === true) await this.deliveryRecords.dueNow(sql, endpoint.id);
+      return updated;
+    });
   }
 
   /** Deletes the endpoint and its delivery records; jobs still queued for it finish without sending. */
-  async remove(endpointId: string): Promise<{ endpoint_id: string; company_id: string; removed: true }> {
-    const endpoint = await this.get(endpointId);
-    await this.endpoints.delete(endpoint.id);
-    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, removed: true };
+  remove(scope: WebhookScope, endpointId: string): Promise<EndpointRow> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      await this.endpoints.delete(sql, endpoint.id);
+      return endpoint;
+    });
   }
 
   /** A new signing secret; the current one signs too until WEBHOOK_SECRET_OVERLAP from now. */
-  async rotateSecret(
-    endpointId: string,
-  ): Promise<{ endpoint_id: string; company_id: string; secret: string; previous_secret_expires_at: string }> {
-    const endpoint = await this.get(endpointId);
-    const secret = generateSigningSecret();
-    const until = await this.endpoints.rotateSecret(
-      endpoint.id,
-      this.keys.box.seal(secret, endpoint.public_id),
-      this.config.webhooks.secretOverlapSeconds,
-    );
-    if (!until) {
-      const current = await this.get(endpointId);
-      throw new AdminError(
-        'ROTATION_IN_PROGRESS',
-        `Endpoint ${endpoint.public_id} already signs with two secrets; the previous one signs until ${current.previous_secret_until} (or end it: webhooks:expire-previous-secret).`,
+  rotateSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; secret: string; previous_secret_expires_at: string }> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      const secret = generateSigningSecret();
+      const until = await this.endpoints.rotateSecret(
+        sql,
+        endpoint.id,
+        this.keys.box.seal(secret, endpoint.public_id),
+        this.config.webhooks.secretOverlapSeconds,
       );
-    }
-    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, secret, previous_secret_expires_at: until };
+      if (!until) {
+        throw new ApiError(
+          'ROTATION_IN_PROGRESS',
+          `Endpoint ${endpoint.public_id} already signs with two secrets; the previous one signs until ${endpoint.previous_secret_until}.`,
+        );
+      }
+      return { endpoint, secret, previous_secret_expires_at: until };
+    });
   }
 
   /** Ends the previous secret's overlap now (it leaked, or the receiver switched): events carry the current signature only. */
-  async expirePreviousSecret(endpointId: string): Promise<{ endpoint_id: string; company_id: string; expired: boolean }> {
-    const endpoint = await this.get(endpointId);
-    const expired = await this.endpoints.expirePreviousSecret(endpoint.id);
-    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, expired };
+  expirePreviousSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; expired: boolean }> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      return { endpoint, expired: await this.endpoints.expirePreviousSecret(sql, endpoint.id) };
+    });
   }
 
-  async deliveries(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
-    const endpoint = await this.get(endpointId);
-    return this.deliveryRecords.list(endpoint.id, limit, status);
+  /** The endpoint's deliveries before `before` (an internal id), newest first. */
+  deliveries(scope: WebhookScope, endpointId: string, before: string | null, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      return this.deliveryRecords.page(sql, endpoint.id, before, limit, status);
+    });
+  }
+
+  /** Sends that delivery's event again as a new attempt, whatever its state (one being attempted now is left to that attempt). */
+  retry(scope: WebhookScope, endpointId: string, deliveryId: string): Promise<{ endpoint: EndpointRow; delivery_id: string }> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const id = parseId('webhookDelivery', deliveryId);
+      const retried = id ? await this.deliveryRecords.retry(sql, endpoint.id, id) : null;
+      if (!retried) throw ApiError.notFound(`No delivery ${JSON.stringify(deliveryId)} of webhook endpoint ${endpoint.public_id}.`);
+      return { endpoint, delivery_id: retried.public_id };
+    });
+  }
+
+  /** A `webhook.test` event, signed like every event and recorded as a delivery; sent to a paused endpoint too. */
+  test(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; delivery_id: string }> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const event = { type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { endpoint_id: endpoint.public_id } };
+      const deliveryId = await this.deliveryRecords.createTest(sql, endpoint.id, mintId('webhookEvent'), JSON.stringify(event));
+      return { endpoint, delivery_id: deliveryId };
+    });
   }
 
   /**
    * Sends again every change after `from` (a cursor of this endpoint's feed: an event's `cursor`,
    * or a feed cursor for the same types; or an RFC 3339 date-time: every change committed after
    * it, read from the horizon mark at or before it (positionAt), so some committed shortly before
-   * it come too) up to the endpoint's position now; later ones reach it anyway. Each is a new delivery,
-   * due at once, with the same `webhook-id`; the endpoint's batches take them (first, before new
-   * changes). Entries compacted away are represented by their object's newest entry, as in the
-   * feed. A change in the batch being sent now is sent twice: at least once.
+   * it come too) up to the endpoint's position now; later ones reach it anyway. Each is a new
+   * delivery, due at once, with the same `webhook-id`; the endpoint's batches take them (first,
+   * before new changes). Entries compacted away are represented by their object's newest entry, as
+   * in the feed. A change in the batch being sent now is sent twice: at least once.
    */
-  async replay(endpointId: string, from: string): Promise<{ endpoint_id: string; company_id: string; queued: number }> {
-    const endpoint = await this.get(endpointId);
-    const since = Instant.parse(from);
-    let after: FeedPosition = since
-      ? await positionAt(
-          async (sql, params) => (await this.deliveryRecords.db.query<{ epoch: string; horizon: string }>(sql, params)).rows,
-          since.iso,
-        )
-      : this.openCursor(endpoint, from);
-    const until: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
-    let queued = 0;
-    for (;;) {
-      const { rows: page } = await this.dispatcher.read(endpoint, after, REPLAY_PAGE);
-      const rows = page.filter((row) => comparePositions([row.epoch, row.xid, row.seq], until) <= 0);
-      if (rows.length) {
-        await this.deliveryRecords.createReplays(this.deliveryRecords.db, endpoint.id, this.dispatcher.deliveriesOf(endpoint, rows));
-        queued += rows.length;
+  replay(scope: WebhookScope, endpointId: string, from: string): Promise<{ endpoint: EndpointRow; queued: number }> {
+    return scope.transaction(async (sql) => {
+      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const since = Instant.parse(from);
+      let after: FeedPosition = since
+        ? await positionAt(async (text, params) => (await sql.query<{ epoch: string; horizon: string }>(text, params)).rows, since.iso)
+        : this.openCursor(endpoint, from);
+      const until: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
+      let queued = 0;
+      for (;;) {
+        const { rows: page } = await scope.feed(endpoint, after, REPLAY_PAGE);
+        const rows = page.filter((row) => comparePositions([row.epoch, row.xid, row.seq], until) <= 0);
+        if (rows.length) {
+          await this.deliveryRecords.createReplays(sql, endpoint.id, deliveriesOf(this.codec, endpoint, rows));
+          queued += rows.length;
+        }
+        if (rows.length < REPLAY_PAGE) break;
+        const last = rows[rows.length - 1];
+        after = [last.epoch, last.xid, last.seq];
       }
-      if (rows.length < REPLAY_PAGE) break;
-      const last = rows[rows.length - 1];
-      after = [last.epoch, last.xid, last.seq];
+      return { endpoint, queued };
+    });
+  }
+
+  /** The company's endpoint with that id; `404` otherwise (another company's is as unknown as none). With `lock`, held until the transaction ends. */
+  private async endpointOf(sql: Sql, scope: WebhookScope, endpointId: string, lock = false): Promise<EndpointRow> {
+    const id = parseId('webhookEndpoint', endpointId);
+    const endpoint = id ? await this.endpoints.inCompany(sql, scope.companyId, id, lock) : null;
+    if (!endpoint) throw ApiError.notFound(`No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
+    return endpoint;
+  }
+
+  /** The endpoint's types: those asked (in the feed's order), all the caller may read by default; a type it cannot read is refused. */
+  private typesFor(asked: ChangeObject[] | undefined, readable: ReadableTypes): ChangeObject[] | null {
+    if (asked === undefined) {
+      if (readable === null) return null;
+      if (!readable.length) throw new ApiError('INSUFFICIENT_SCOPE', 'The token reads no type of the change feed, so an endpoint would receive nothing.');
+      return [...readable];
     }
-    return { endpoint_id: endpoint.public_id, company_id: endpoint.company_public_id, queued };
+    const unreadable = asked.filter((type) => readable !== null && !readable.includes(type));
+    if (unreadable.length) {
+      throw new ApiError('INSUFFICIENT_SCOPE', `The token cannot read ${unreadable.join(', ')}, so an endpoint of its cannot receive them.`);
+    }
+    return CHANGE_OBJECTS.filter((type) => asked.includes(type));
   }
 
   private openCursor(endpoint: EndpointRow, cursor: string): FeedPosition {
@@ -161,17 +275,10 @@ export class WebhooksService {
     } catch {
       // not one of this endpoint's cursors: said below
     }
-    throw new AdminError(
-      'INVALID_ARGUMENTS',
-      `--from must be an RFC 3339 date-time with an offset, or a cursor of endpoint ${endpoint.public_id}'s feed (an event's cursor)`,
+    throw new ApiError(
+      'INVALID_CURSOR',
+      `from must be an RFC 3339 date-time with an offset, or a cursor of endpoint ${endpoint.public_id}'s feed (an event's cursor).`,
     );
-  }
-
-  private async get(endpointId: string): Promise<EndpointRow> {
-    const id = parseId('webhookEndpoint', endpointId);
-    const endpoint = id ? await this.endpoints.byPublicId(id) : null;
-    if (!endpoint) throw new AdminError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
-    return endpoint;
   }
 
   /**
@@ -181,23 +288,26 @@ export class WebhooksService {
    */
   private async checkDestination(url: string): Promise<void> {
     const refused = this.policy.refusedUrl(url);
-    if (refused) throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${refused}`);
+    if (refused) throw new ApiError('INVALID_WEBHOOK_URL', `The URL is refused: ${refused}.`);
     const host = hostOf(new URL(url));
     await this.policy.destination(host).catch((error: Error) => {
       if (error instanceof DestinationRefused) {
-        throw new AdminError('WEBHOOK_URL_REFUSED', `--url is refused: ${host} resolves to ${error.address}: ${error.message}`);
+        throw new ApiError('INVALID_WEBHOOK_URL', `The URL is refused: ${host} resolves to ${error.address}: ${error.message}.`);
       }
     });
   }
 }
 
-function summary(row: EndpointRow): EndpointSummary {
-  return {
-    endpoint_id: row.public_id,
-    company_id: row.company_public_id,
-    url: row.url,
-    types: row.types,
-    state: row.state,
-    failing_since: row.failing_since,
-  };
+/** The hash an idempotent request is compared by: its operation and its body, keys sorted. */
+export function requestHash(operation: string, body: unknown): string {
+  return createHash('sha256').update(`${operation}\n${canonicalJson(body)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

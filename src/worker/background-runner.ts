@@ -96,10 +96,11 @@ export class BackgroundRunner implements OnApplicationBootstrap, BeforeApplicati
       }),
       // Runs queued batches in up to WEBHOOK_JOB_SLOTS jobs at once.
       loop('webhook-send', FETCH_INTERVAL_MS, () => this.fetchJobs()),
-      // Settled delivery records older than WEBHOOK_RETENTION_DAYS.
+      // Settled delivery records older than WEBHOOK_RETENTION_DAYS, and idempotency keys past their 24 h.
       loop('webhook-retention', HOUR_MS, async () => {
         const purged = await this.deliveries.purge(webhooks.retentionDays);
         if (purged) this.logger.log(`deleted ${purged} webhook delivery records older than ${webhooks.retentionDays} days`);
+        await this.deliveries.purgeIdempotencyKeys();
       }),
       // The read models (recording_documents, conversation_documents) until nothing waits.
       loop('documents-refresh', DOCUMENT_POLL_MS, async () => {

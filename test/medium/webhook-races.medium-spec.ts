@@ -72,11 +72,12 @@ describe('webhook batches and job runs under concurrent transactions [waits]', (
 
   async function newEndpoint(types: ChangeObject[] | null = null): Promise<EndpointRow> {
     const company = await createCompany(owner);
-    const row = await endpoints.insert({
+    const row = await endpoints.insert(pool, {
       publicId: mintId('webhookEndpoint'),
       companyId: company.id,
       url: 'http://127.0.0.1:9/hook',
       types,
+      description: null,
       sealedSecret: 'sealed (never opened here)',
       position: await endpoints.head(),
     });

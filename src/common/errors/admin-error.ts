@@ -11,6 +11,7 @@ export const ADMIN_ERROR_CODES = {
   CLIENT_REVOKED: 'The client is revoked: revocation is final, create a new client.',
   ROTATION_IN_PROGRESS: 'Two secrets are valid already; wait for the grace (or the webhook overlap) to end, or expire the previous secret.',
   WEBHOOK_ENDPOINT_NOT_FOUND: 'No webhook endpoint has that id.',
+  WEBHOOK_ENDPOINT_LIMIT: 'The company has WEBHOOK_ENDPOINTS_MAX endpoints already; remove one first.',
   WEBHOOK_URL_REFUSED:
     'The webhook URL can never be a destination: not https, or an address that is private, loopback, link-local or metadata (allowed with WEBHOOK_ALLOW_PRIVATE=1, for development).',
   EMBEDDED_DATABASE_UNAVAILABLE: 'The embedded PostgreSQL could not be started or reached (the message says what to do).',

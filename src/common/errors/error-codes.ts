@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   INVALID_FILTER: { status: 400, type: 'InvalidRequestError', title: 'Invalid filter' },
   INVALID_CURSOR: { status: 400, type: 'InvalidRequestError', title: 'Invalid cursor' },
   INVALID_REQUEST: { status: 400, type: 'InvalidRequestError', title: 'Invalid request', oauth: 'invalid_request' },
+  INVALID_WEBHOOK_URL: { status: 400, type: 'InvalidRequestError', title: 'Invalid webhook URL' },
   UNSUPPORTED_GRANT_TYPE: {
     status: 400,
     type: 'InvalidRequestError',
@@ -32,6 +33,8 @@ export const ERROR_CODES = {
   RESOURCE_NOT_FOUND: { status: 404, type: 'NotFoundError', title: 'Resource not found' },
   METHOD_NOT_ALLOWED: { status: 405, type: 'InvalidRequestError', title: 'Method not allowed' },
   ROTATION_IN_PROGRESS: { status: 409, type: 'ConflictError', title: 'Rotation in progress' },
+  WEBHOOK_ENDPOINT_LIMIT: { status: 409, type: 'ConflictError', title: 'Webhook endpoint limit reached' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, type: 'ConflictError', title: 'Idempotency key reused' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'PayloadTooLargeError', title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -26,6 +26,8 @@ export const ID_PREFIX = {
   skill: 'skl_',
   webhookEndpoint: 'whe_',
   webhookDelivery: 'whd_',
+  /** A test event's `webhook-id` (events of changes carry their change's id). */
+  webhookEvent: 'evt_',
   auditEvent: 'aev_',
 } as const;
 
