@@ -30,6 +30,12 @@ const DELIVERY_COLUMNS = `id::text AS id, public_id AS delivery_id, change_id, e
 const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id IS NOT NULL AND NOT ${jobHolds('d.job_id')})))`;
 
 /**
+ * A delivery (`d`) its endpoint (`e`) may be sent now: any while the endpoint is enabled, only a
+ * test event while it is paused (the others wait for the resume; WorkerMetrics counts them).
+ */
+export const SENDABLE = `(e.enabled OR d.event_type = '${TEST_EVENT_TYPE}')`;
+
+/**
  * The delivery state machine: every state and transition of a webhook delivery and of an
  * endpoint's batch, each one statement here. The services decide when; nothing else writes these
  * columns.
@@ -39,6 +45,18 @@ const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id 
  *              held by J and J no longer holds (jobHolds) ─▶ due again, as if put back (at least once)
  *   endpoint:  idle ─openBatch(J)─▶ outstanding(J) ─closeBatch(J)─▶ idle
  *              outstanding(J) and J no longer holds ─▶ idle
+ *
+ * PAUSE (`enabled = false`, the API's PATCH; orthogonal to all of the above): a paused endpoint's
+ * deliveries wait and none is dropped. The dispatcher neither reads its feed (its position stays,
+ * so the entries wait in the feed) nor takes its due deliveries (`SENDABLE`: endpointsWithWork,
+ * due), test events (`webhook.test`) excepted: those are sent to a paused endpoint too. Nothing is
+ * taken away from a job: a batch queued before the pause committed is sent and settled as usual
+ * (its failures then wait as retries), so a pause stops what is sent within one batch. Beyond that
+ * batch and test events no attempt is made while paused, so no delivery runs out of its retries
+ * (turns `failed`) meanwhile, however long the pause. A delivery that a lost job held
+ * turns due as usual and waits like any other. Resume (the API's, in one statement:
+ * `enabled = true`, `state = 'active'`, `failing_since` NULL, pending deliveries due later made due
+ * now) needs nothing here: the next pass finds the deliveries due and the feed after the position.
  *
  * `pending` has two faces, told apart by which column is set (a check constraint keeps exactly
  * one): `next_attempt_at` (due then) or `job_id` (held). Only the job's current run may record,
@@ -52,17 +70,19 @@ export class WebhookDeliveries {
   // The dispatcher's side.
 
   /**
-   * Endpoints with something to dispatch: an idle batch, and either a delivery due or an entry of
-   * their company and types after their position and below the horizon. One statement for every
-   * endpoint, so an idle dispatcher costs one query a poll; ids only (the entries themselves are
-   * read in the tenant's own transaction, under row-level security).
+   * Endpoints with something to dispatch: an idle batch, and either a delivery due that may be
+   * sent now (SENDABLE: a paused endpoint's test events only) or, when enabled, an entry of their
+   * company and types after their position and below the horizon (a paused endpoint's feed is not
+   * looked at). One statement for every endpoint, so an idle dispatcher costs one query a poll;
+   * ids only (the entries themselves are read in the tenant's own transaction, under row-level
+   * security).
    */
   async endpointsWithWork(): Promise<string[]> {
     const { rows } = await this.db.query<{ id: string }>(
       `SELECT e.id::text AS id FROM webhook_endpoints e, (${FEED_HORIZON}) h
        WHERE ${BATCH_IDLE}
-         AND (EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND ${DUE})
-              OR ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])})
+         AND (EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND ${DUE} AND ${SENDABLE})
+              OR (e.enabled AND ${someEntry('e.company_id', 'e.types', ['e.position_epoch', 'e.position_xid', 'e.position_seq'])}))
        ORDER BY e.id`,
     );
     return rows.map((r) => r.id);
@@ -73,6 +93,10 @@ export class WebhookDeliveries {
    * horizon, when nothing of theirs lies before it), so their next look starts there. Only the
    * endpoints it could lock at once (lockEndpoints: one being dispatched waits for the next sweep),
    * judged idle after the lock.
+   *
+   * Paused endpoints are moved too, and that is harmless: an endpoint is moved only when no entry
+   * of its types lies between its position and the horizon, so nothing it would receive is
+   * passed; what waits for a paused endpoint (entries of its types) keeps it where it is.
    */
   async skipUnfollowed(): Promise<number> {
     return this.db.transaction(async (sql) => {
@@ -91,12 +115,13 @@ export class WebhookDeliveries {
 
   /**
    * The endpoint's row locked for building its next batch, when its batch is idle and no other
-   * worker holds the row (lockEndpoints), judged after the lock.
+   * worker holds the row (lockEndpoints), judged after the lock; `paused` as of the lock (a pause
+   * or resume committed meanwhile waits for this transaction: it updates the row).
    */
-  async takeIdle(sql: Sql, id: string): Promise<EndpointRow | null> {
+  async takeIdle(sql: Sql, id: string): Promise<(EndpointRow & { paused: boolean }) | null> {
     if (!(await this.lockEndpoints(sql, 'e.id = $1', [id])).length) return null;
-    const { rows } = await sql.query<EndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
+    const { rows } = await sql.query<EndpointRow & { paused: boolean }>(
+      `SELECT ${ENDPOINT_COLUMNS}, NOT e.enabled AS paused FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
        WHERE e.id = $1 AND ${BATCH_IDLE}`,
       [id],
     );
@@ -121,15 +146,18 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Up to `limit` of the endpoint's due deliveries (oldest due first), locked for this transaction.
-   * Judged in the statement that locks, unlike an endpoint: with the endpoint held (takeIdle), the
-   * only change another transaction can make to these rows is a run settling them, which clears
-   * `job_id`, so no job the statement's snapshot cannot see is ever judged.
+   * Up to `limit` of the endpoint's due deliveries (oldest due first) that may be sent now
+   * (SENDABLE: only test events while it is paused), locked for this transaction. Judged in the
+   * statement that locks, unlike an endpoint: with the endpoint held (takeIdle), the only change
+   * another transaction can make to these rows is a run settling them, which clears `job_id`, so
+   * no job the statement's snapshot cannot see is ever judged; and `enabled` cannot change (the
+   * endpoint's row is ours).
    */
   async due(sql: Sql, endpointId: string, limit: number): Promise<string[]> {
     const { rows } = await sql.query<{ id: string }>(
-      `SELECT d.id::text AS id FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND ${DUE}
-       ORDER BY d.next_attempt_at NULLS FIRST, d.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      `SELECT d.id::text AS id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.endpoint_id = $1 AND ${DUE} AND ${SENDABLE}
+       ORDER BY d.next_attempt_at NULLS FIRST, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
       [endpointId, limit],
     );
     return rows.map((r) => r.id);

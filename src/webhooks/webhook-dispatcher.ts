@@ -27,7 +27,8 @@ export const typesOf = (endpoint: Pick<EndpointRow, 'types'>): readonly ChangeOb
  * position are written together (WebhookDeliveries: hold, create, openBatch), so an entry is
  * never passed over and never queued twice. One batch per endpoint is outstanding at a time, so a
  * slow or dead receiver holds one worker slot at most, and what waits stays in the feed and the
- * delivery rows.
+ * delivery rows. A paused endpoint (`enabled = false`) gets its due test events only, and its
+ * feed is not read: its position stays, so the entries wait there until it is resumed.
  */
 @Injectable()
 export class WebhookDispatcher {
@@ -59,7 +60,8 @@ export class WebhookDispatcher {
       const due = await this.deliveries.due(sql, endpoint.id, batchSize);
       let position: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
       let fresh: NewDelivery[] = [];
-      const room = batchSize - due.length;
+      // Paused: no feed read, so the position stays and the entries wait in the feed.
+      const room = endpoint.paused ? 0 : batchSize - due.length;
       if (room > 0) {
         const { rows, horizon } = await this.read(endpoint, position, room);
         if (rows.length) {

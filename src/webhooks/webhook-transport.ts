@@ -227,7 +227,8 @@ function beforeDeadline<T>(promise: Promise<T>, deadline: AbortSignal, reason: s
   });
 }
 
-const SOCKET_REASONS: Record<string, string> = {
+/** The reasons of socket errors, by code (exported for errorKindOf's spec, which judges every one). */
+export const SOCKET_REASONS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   EPIPE: 'connection reset',
@@ -239,8 +240,12 @@ const SOCKET_REASONS: Record<string, string> = {
   ERR_HTTP_INVALID_HEADER_VALUE: 'invalid request header',
 };
 
-/** A short reason from an error's code only: messages may quote hosts, headers or values. */
-function reasonOf(error: unknown): string {
+/**
+ * A short reason from an error's code only: messages may quote hosts, headers or values. Every
+ * reason an attempt can end with is phrased here, in `judge`, or as an AttemptFailure above
+ * (errorKindOf, in webhook-delivery.ts, sorts them into the API's kinds: keep the two together).
+ */
+export function reasonOf(error: unknown): string {
   if (error instanceof AttemptFailure) return error.message;
   const code = codeOf(error);
   if (!code) return 'request failed';

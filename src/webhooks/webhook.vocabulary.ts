@@ -4,6 +4,12 @@ import { ChangeAction, ChangedPart, ChangeObject } from '../changes/change.vocab
 export const ENDPOINT_STATES = ['active', 'failing'] as const;
 export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
+/**
+ * The type of the test event (`POST /v1/webhook-endpoints/{id}/test`): the one delivery a paused
+ * endpoint (`enabled = false`) still receives (WebhookDeliveries).
+ */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
