@@ -13,9 +13,6 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** The type of the event `POST /v1/webhook-endpoints/{id}/test` sends. */
-export const TEST_EVENT_TYPE = 'webhook.test';
-
 /** The endpoint's state as the API shows it: paused (`disabled`) before anything else, then failing. */
 export const PUBLIC_ENDPOINT_STATES = ['enabled', 'disabled', 'failing'] as const;
 export type PublicEndpointState = (typeof PUBLIC_ENDPOINT_STATES)[number];
