@@ -43,6 +43,7 @@ import { RecordingsModule } from './recordings/recordings.module';
 import { Runtime } from './runtime';
 import { inProcessWorker } from './worker/worker.module';
 import { ExportModule } from './export/export.module';
+import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module';
 
 /*
  * The request pipeline, in the order a request meets it:
@@ -99,6 +100,7 @@ const routeModules: Type[] = [
   ChangesModule,
   ExportModule,
   AuditEventsModule,
+  WebhookEndpointsModule,
 ];
 
 @Module({})

@@ -26,6 +26,7 @@ const TAGS: Array<[string, string]> = [
   ['Changes', 'The change feed: what changed since a cursor, in commit order, never skipping, never expiring.'],
   ['Export', 'The whole company from one snapshot, as one NDJSON stream, handing over to the change feed.'],
   ['Audit events', "The company's own access log: which client read what, and when (scope audit.read)."],
+  ['Webhook endpoints', "The company's own webhook endpoints and their deliveries: register, pause, rotate, test, retry, replay (scope webhooks.manage)."],
 ];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -39,7 +39,7 @@ export class AuditInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
-        const event = auditEventOf(req, this.cls, res.statusCode, resourceIdsOf(body));
+        const event = auditEventOf(req, this.cls, res.statusCode, this.cls.get('auditResources') ?? resourceIdsOf(body));
         if (req.surface === 'token') {
           this.trail.recordBestEffort(event);
           return body;

@@ -168,6 +168,25 @@ export class TenantTransaction implements OnModuleInit {
   }
 
   /**
+   * The same tenant transaction as `run`, but one that may write: for the one thing the API
+   * writes, the company's own webhook configuration (WEBHOOK_ADMIN_TABLES; the API role may write
+   * nothing else, and row-level security holds the writes to the company as it does the reads).
+   * `work` gets the connection itself (statements in pg's shape, results as `{rows}`); the
+   * tenant's statements (`tenantSql`, what the repositories read through) run in the same transaction.
+   */
+  async runWritable<T>(companyId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    checkTenant(companyId);
+    const runner = this.dataSource.createQueryRunner();
+    const { client, release } = await this.connect(runner, this.laneOf(companyId));
+    try {
+      const begin = `BEGIN; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`;
+      return await this.within(client, begin, () => work(client));
+    } finally {
+      await release();
+    }
+  }
+
+  /**
    * The export's snapshot, on `client` (a connection of the export pool, which the caller
    * releases): the same tenant transaction as `run`, REPEATABLE READ, so every statement sees
    * the database as of the first one, and allowed to wait idle for a slow reader up to `idleMs`.

@@ -29,6 +29,8 @@ export interface RequestStore extends ClsStore {
   principal?: Principal;
   /** Who a token request is for, once known: recorded in the audit trail (never the secret). */
   tokenSubject?: TokenSubject;
+  /** The ids a request's audit row names, when the answer's body does not (the webhook routes: the endpoint, the delivery). */
+  auditResources?: string[];
 }
 
 /** The caller of this request; called only behind the bearer guard, so a missing one is a wiring bug. */

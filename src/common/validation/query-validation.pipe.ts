@@ -48,7 +48,8 @@ function knownProperties(dto: abstract new (...args: never[]) => unknown): Set<s
   return known;
 }
 
-function toApiError(errors: ValidationError[]): ApiError {
+/** The first validation error as the API's error: the code its decorator names (`context: {code}`), else INVALID_REQUEST. */
+export function toApiError(errors: ValidationError[]): ApiError {
   const first = errors[0];
   const constraint = Object.keys(first.constraints ?? {})[0];
   const code = (first.contexts?.[constraint]?.code as ErrorCode | undefined) ?? 'INVALID_REQUEST';

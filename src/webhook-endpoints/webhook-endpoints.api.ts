@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { ClsService } from 'nestjs-cls';
+import { readableObjects } from '../changes/change.vocabulary';
+import { ChangesRepository } from '../changes/changes.repository';
+import { CursorBinding, CursorCodec } from '../common/cursors/cursor-codec';
+import { keysetPage, Page } from '../common/cursors/keyset-page';
+import { ApiError } from '../common/errors/api-error';
+import { principalOf, RequestStore } from '../common/http/request-context';
+import { TenantTransaction } from '../database/tenant-transaction';
+import { IdempotentRequest } from '../webhooks/idempotency-keys';
+import { typesOf } from '../webhooks/webhook-dispatcher';
+import { CreatedEndpoint, requestHash, WebhookScope, WebhooksService } from '../webhooks/webhooks.service';
+import {
+  CreatedWebhookEndpointDto,
+  CreateWebhookEndpointBody,
+  DeliveryQueuedDto,
+  ListWebhookDeliveriesQuery,
+  ListWebhookEndpointsQuery,
+  ReplayQueuedDto,
+  RotatedSecretDto,
+  UpdateWebhookEndpointBody,
+  WebhookDeliveryDto,
+  WebhookEndpointDto,
+} from './webhook-endpoint.dto';
+import { deliveryView, endpointView } from './webhook-endpoint-views';
+
+const CREATE = 'POST /v1/webhook-endpoints';
+const LIST = 'GET /v1/webhook-endpoints';
+const DELIVERIES = 'GET /v1/webhook-endpoints/{endpoint_id}/deliveries';
+
+/**
+ * The routes' side of WebhooksService: the caller's company as the scope (the API role's writable
+ * tenant transaction, row-level security on every row), the token's readable types, the answers'
+ * shapes and pages, and the ids each audit row names.
+ */
+@Injectable()
+export class WebhookEndpointsApi {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly tenant: TenantTransaction,
+    private readonly changes: ChangesRepository,
+    private readonly codec: CursorCodec,
+    private readonly cls: ClsService<RequestStore>,
+  ) {}
+
+  async create(body: CreateWebhookEndpointBody, idempotencyKey: string | undefined, res: Response): Promise<CreatedWebhookEndpointDto> {
+    const principal = principalOf(this.cls);
+    const key = idempotencyKeyOf(idempotencyKey);
+    const request: IdempotentRequest | undefined = key
+      ? {
+          clientId: principal.clientId,
+          key,
+          operation: CREATE,
+          hash: requestHash(CREATE, body),
+          render: (answer) => JSON.stringify(createdView(answer as CreatedEndpoint)),
+        }
+      : undefined;
+    const created = await this.webhooks.create(
+      this.scope(),
+      { url: body.url, types: body.types, description: body.description },
+      readableObjects(principal.scopes),
+      request,
+    );
+    const view: CreatedWebhookEndpointDto = created.replayed ? JSON.parse(created.answer) : createdView(created.answer);
+    if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.location(`/v1/webhook-endpoints/${view.id}`);
+    this.audit(view.id);
+    return view;
+  }
+
+  async list(query: ListWebhookEndpointsQuery): Promise<Page<WebhookEndpointDto>> {
+    const scope = this.scope();
+    const binding: CursorBinding = { route: LIST, company: scope.companyId, filters: {} };
+    const after = query.cursor === undefined ? null : twoIds(this.codec.open(query.cursor, binding));
+    const rows = await this.webhooks.list(scope, after, query.limit + 1);
+    return keysetPage(rows, query.limit, (r) => [r.created_micros, r.id], (page) => page.map(endpointView), this.codec, binding);
+  }
+
+  async get(id: string): Promise<WebhookEndpointDto> {
+    const endpoint = await this.webhooks.get(this.scope(), id);
+    this.audit(endpoint.public_id);
+    return endpointView(endpoint);
+  }
+
+  async update(id: string, body: UpdateWebhookEndpointBody): Promise<WebhookEndpointDto> {
+    const principal = principalOf(this.cls);
+    const endpoint = await this.webhooks.update(this.scope(), id, body, readableObjects(principal.scopes));
+    this.audit(endpoint.public_id);
+    return endpointView(endpoint);
+  }
+
+  async remove(id: string): Promise<void> {
+    const endpoint = await this.webhooks.remove(this.scope(), id);
+    this.audit(endpoint.public_id);
+  }
+
+  async rotateSecret(id: string): Promise<RotatedSecretDto> {
+    const rotated = await this.webhooks.rotateSecret(this.scope(), id);
+    this.audit(rotated.endpoint.public_id);
+    return { secret: rotated.secret, previous_secret_expires_at: rotated.previous_secret_expires_at };
+  }
+
+  async deliveries(id: string, query: ListWebhookDeliveriesQuery): Promise<Page<WebhookDeliveryDto>> {
+    const scope = this.scope();
+    // Bound to the endpoint as it was asked for (its id) and the filter: it opens on that list only.
+    const binding: CursorBinding = { route: DELIVERIES, company: scope.companyId, parent: id, filters: { state: query.state } };
+    const before = query.cursor === undefined ? null : oneId(this.codec.open(query.cursor, binding));
+    const rows = await this.webhooks.deliveries(scope, id, before, query.limit + 1, query.state);
+    this.audit(id);
+    return keysetPage(rows, query.limit, (r) => [r.id], (page) => page.map(deliveryView), this.codec, binding);
+  }
+
+  async retry(id: string, deliveryId: string): Promise<DeliveryQueuedDto> {
+    const retried = await this.webhooks.retry(this.scope(), id, deliveryId);
+    this.audit(retried.endpoint.public_id, retried.delivery_id);
+    return { delivery_id: retried.delivery_id };
+  }
+
+  async test(id: string): Promise<DeliveryQueuedDto> {
+    const sent = await this.webhooks.test(this.scope(), id);
+    this.audit(sent.endpoint.public_id, sent.delivery_id);
+    return { delivery_id: sent.delivery_id };
+  }
+
+  async replay(id: string, from: string): Promise<ReplayQueuedDto> {
+    const replayed = await this.webhooks.replay(this.scope(), id, from);
+    this.audit(replayed.endpoint.public_id);
+    return { queued: replayed.queued };
+  }
+
+  /** The caller's company, in the API role's writable tenant transaction; the feed read in that same transaction. */
+  private scope(): WebhookScope {
+    const principal = principalOf(this.cls);
+    return {
+      companyId: principal.companyId,
+      companyPublicId: principal.companyPublicId,
+      transaction: (work) => this.tenant.runWritable(principal.companyId, work),
+      feed: (endpoint, after, take) => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take),
+    };
+  }
+
+  private audit(...ids: string[]): void {
+    this.cls.set('auditResources', ids);
+  }
+}
+
+/** The create's answer: the endpoint and, this once, its secret. */
+function createdView(created: CreatedEndpoint): CreatedWebhookEndpointDto {
+  return { ...endpointView(created.endpoint), secret: created.secret };
+}
+
+/** `Idempotency-Key`: 1 to 255 characters, or none. */
+function idempotencyKeyOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.length < 1 || header.length > 255) throw new ApiError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 characters.');
+  return header;
+}
+
+/** A sealed position's shape, checked before it reaches SQL (a cursor is ours, its shape still checked). */
+function twoIds(position: ReadonlyArray<string | number>): [string, string] {
+  const [a, b] = position.map(String);
+  if (position.length !== 2 || !/^\d+$/.test(a) || !/^\d+$/.test(b)) throw new ApiError('INVALID_CURSOR', 'The cursor is not one of this list.');
+  return [a, b];
+}
+
+function oneId(position: ReadonlyArray<string | number>): string {
+  const [a] = position.map(String);
+  if (position.length !== 1 || !/^\d+$/.test(a)) throw new ApiError('INVALID_CURSOR', 'The cursor is not one of this list.');
+  return a;
+}
