@@ -112,6 +112,7 @@ describe('metrics (METRICS_PORT)', () => {
       'webhook_dispatch_lag_seconds',
       'webhook_deliveries_pending',
       'webhook_oldest_pending_delivery_seconds',
+      'webhook_deliveries_waiting',
     ]) {
       const found = samples.filter((s) => s.name === `${METRIC_PREFIX}${gauge}`);
       expect({ gauge, count: found.length }).toEqual({ gauge, count: 1 });
