@@ -2,6 +2,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ClsService } from 'nestjs-cls';
+import { mintId } from '../../src/common/ids/public-id';
 import { Company } from '../../src/companies/company.entity';
 import { readRolePosture } from '../../src/database/database-role-check';
 import { TenantTransaction } from '../../src/database/tenant-transaction';
@@ -166,6 +167,21 @@ describe('tenant isolation in the database', () => {
       const thread = await conversations.thread(await conversations.mailbox(user), 2, new Date());
       await conversations.emailAccounts(thread.conversation, [account]);
       await conversations.chat({ seller: user, accounts: [account], messages: [{}] });
+      // The company's webhook configuration, which the API role reads and writes under the same policies.
+      const [endpoint] = await owner.query(
+        `INSERT INTO webhook_endpoints (public_id, company_id, url, secret, position_epoch, position_xid)
+         VALUES ($1, $2, 'https://example.com/hook', 'sealed', 1, '1') RETURNING id`,
+        [mintId('webhookEndpoint'), company.id],
+      );
+      await owner.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, change_id, event_type, committed_at, payload, next_attempt_at)
+         VALUES ($1, 'chg_x', 'meeting.created', now(), '{}', now())`,
+        [endpoint.id],
+      );
+      await owner.query(
+        `INSERT INTO idempotency_keys (company_id, client_id, key, operation, request_hash, answer) VALUES ($1, 'cli_x', 'k', 'op', 'h', 'a')`,
+        [company.id],
+      );
     }
     const tables: { name: string }[] = await owner.query(
       `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
@@ -195,6 +211,13 @@ describe('tenant isolation in the database', () => {
         .run(() => tenant.run(a.id, (sql) => sql.query<{ company_id: string }>(`SELECT DISTINCT company_id FROM ${table}`, [])));
       expect({ table, seen: seen.map((r) => r.company_id) }).toEqual({ table, seen: [a.id] });
     }
+    // Deliveries have no company of their own: the policy reaches them through their endpoint.
+    const deliveries = `SELECT DISTINCT e.company_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.company_id IN ($1, $2)`;
+    expect((await owner.query(deliveries, [a.id, b.id])).length).toBe(2);
+    const seenDeliveries: { n: number }[] = await app
+      .get(ClsService)
+      .run(() => tenant.run(a.id, (sql) => sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`, [])));
+    expect(seenDeliveries[0].n).toBe(1);
   });
 
   it('returns no rows at all to the API role outside a tenant transaction', async () => {
