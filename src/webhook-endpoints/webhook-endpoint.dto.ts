@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
 import { idPattern } from '../common/ids/public-id';
 import { PageEnvelope, SingleEnvelope } from '../common/openapi/envelopes';
@@ -18,13 +18,34 @@ const TYPES_DESCRIPTION =
 // Bodies. Validated by BodyValidationPipe: unknown fields and wrong types are `400 INVALID_REQUEST`,
 // an unknown type `400 INVALID_FILTER` (the code's context), values are never converted.
 
+/** `types`: a non-empty array of distinct strings (else INVALID_REQUEST), each a feed type (else INVALID_FILTER). */
+const isTypeList = (value: unknown): value is string[] =>
+  Array.isArray(value) &&
+  value.length >= 1 &&
+  value.length <= CHANGE_OBJECTS.length &&
+  value.every((t) => typeof t === 'string') &&
+  new Set(value).size === value.length;
+
 const typesRules = [
-  IsArray({ message: 'types must be an array of object types' }),
-  ArrayMinSize(1, { message: 'types must name at least one object type' }),
-  ArrayMaxSize(CHANGE_OBJECTS.length, { message: `types names at most ${CHANGE_OBJECTS.length} object types` }),
-  ArrayUnique({ message: 'types must not repeat a type' }),
-  IsIn(CHANGE_OBJECTS, { each: true, message: `types must be some of ${CHANGE_OBJECTS.join(', ')}`, context: { code: 'INVALID_FILTER' } }),
+  ValidateBy({
+    name: 'typeList',
+    validator: { validate: isTypeList, defaultMessage: () => `types must be an array of 1 to ${CHANGE_OBJECTS.length} distinct object types` },
+  }),
+  // Judged only on a well-formed list, so whichever runs first, a malformed one is INVALID_REQUEST.
+  ValidateBy(
+    {
+      name: 'knownTypes',
+      validator: {
+        validate: (value) => !isTypeList(value) || value.every((t) => (CHANGE_OBJECTS as readonly string[]).includes(t)),
+        defaultMessage: () => `types must be some of ${CHANGE_OBJECTS.join(', ')}`,
+      },
+    },
+    { context: { code: 'INVALID_FILTER' } },
+  ),
 ];
+
+/** Optional: absent is fine, but `null` is a value of the wrong type (unlike `IsOptional`, which lets null through). */
+const Absent = () => ValidateIf((_, value) => value !== undefined);
 
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
 
@@ -36,7 +57,7 @@ export class CreateWebhookEndpointBody {
   url: string;
 
   @ApiPropertyOptional({ type: [String], enum: CHANGE_OBJECTS, description: `${TYPES_DESCRIPTION} Default: every type the token can read.` })
-  @IsOptional()
+  @Absent()
   @apply(typesRules)
   types?: ChangeObject[];
 
@@ -50,13 +71,13 @@ export class CreateWebhookEndpointBody {
 /** `PATCH /v1/webhook-endpoints/{endpoint_id}`: any of these, at least one. */
 export class UpdateWebhookEndpointBody {
   @ApiPropertyOptional({ maxLength: URL_MAX_LENGTH })
-  @IsOptional()
+  @Absent()
   @IsString({ message: 'url must be a string' })
   @MinLength(1, { message: 'url must not be empty' })
   url?: string;
 
   @ApiPropertyOptional({ type: [String], enum: CHANGE_OBJECTS, description: TYPES_DESCRIPTION })
-  @IsOptional()
+  @Absent()
   @apply(typesRules)
   types?: ChangeObject[];
 
@@ -67,7 +88,7 @@ export class UpdateWebhookEndpointBody {
   description?: string | null;
 
   @ApiPropertyOptional({ description: '`false` pauses the endpoint (its deliveries wait); `true` resumes it, clears `failing` and sends what waits at once.' })
-  @IsOptional()
+  @Absent()
   @IsBoolean({ message: 'enabled must be true or false' })
   enabled?: boolean;
 }

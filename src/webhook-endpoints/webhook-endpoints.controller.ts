@@ -83,7 +83,13 @@ export class WebhookEndpointsController {
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1 to 255 characters; the same key with another body is `409 IDEMPOTENCY_KEY_REUSED`.' })
   @ApiBody({ type: CreateWebhookEndpointBody })
-  @ApiCreatedResponse({ type: CreatedWebhookEndpointEnvelope, headers: { Location: { description: 'The new endpoint’s path.', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: CreatedWebhookEndpointEnvelope,
+    headers: {
+      Location: { description: 'The new endpoint’s path.', schema: { type: 'string' } },
+      'Idempotent-Replayed': { description: '`true` when this is the first answer to the same Idempotency-Key, answered again.', schema: { type: 'string', enum: ['true'] } },
+    },
+  })
   @conflict('WEBHOOK_ENDPOINT_LIMIT: the company has WEBHOOK_ENDPOINTS_MAX endpoints; IDEMPOTENCY_KEY_REUSED: the key was used for another request.')
   create(
     @Body(new BodyValidationPipe()) body: CreateWebhookEndpointBody,

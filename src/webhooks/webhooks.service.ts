@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
+import { AuthErrors } from '../auth/auth-errors';
+import { CHANGE_OBJECTS, ChangeObject, FEED_SCOPES, SCOPES_OF_OBJECT } from '../changes/change.vocabulary';
 import { comparePositions, FeedPosition, FeedRead, positionAt } from '../changes/changes.repository';
 import { feedBinding, openFeedCursor } from '../changes/changes.service';
 import { CursorCodec } from '../common/cursors/cursor-codec';
@@ -259,13 +260,12 @@ export class WebhooksService {
   private typesFor(asked: ChangeObject[] | undefined, readable: ReadableTypes): ChangeObject[] | null {
     if (asked === undefined) {
       if (readable === null) return null;
-      if (!readable.length) throw new ApiError('INSUFFICIENT_SCOPE', 'The token reads no type of the change feed, so an endpoint would receive nothing.');
+      if (!readable.length) throw AuthErrors.insufficientScope(FEED_SCOPES, true);
       return [...readable];
     }
-    const unreadable = asked.filter((type) => readable !== null && !readable.includes(type));
-    if (unreadable.length) {
-      throw new ApiError('INSUFFICIENT_SCOPE', `The token cannot read ${unreadable.join(', ')}, so an endpoint of its cannot receive them.`);
-    }
+    // A type the token cannot read: the scopes it needs for it, as the feed names them (GET /v1/changes).
+    const unreadable = asked.find((type) => readable !== null && !readable.includes(type));
+    if (unreadable) throw AuthErrors.insufficientScope(SCOPES_OF_OBJECT[unreadable]);
     return CHANGE_OBJECTS.filter((type) => asked.includes(type));
   }
 

@@ -160,6 +160,11 @@ export class OpenApiResponses {
         }
         if (!validate(value)) problems.push(...describe(`${key} line`, validate));
       }
+    } else if (res.status === 204) {
+      // No content: nothing to validate, and nothing may be sent.
+      if (type !== undefined || (typeof res.body === 'string' ? res.body.length > 0 : Object.keys(res.body ?? {}).length > 0)) {
+        problems.push(`${key}: a 204 answer carries a body`);
+      }
     } else if (!schema) problems.push(`no documented schema for ${key}`);
     else if (res.body !== undefined) {
       const validate = this.compiled(`${key} ${type ?? 'application/json'} body`, schema);
