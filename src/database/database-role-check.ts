@@ -2,7 +2,14 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS_TABLE } from './data-source-options';
-import { APPEND_ONLY_TABLES, AUDIT_PARTITION, CREDENTIAL_TABLES, OWNER_ONLY_TABLES, WEBHOOK_ADMIN_TABLES } from './schema-privileges';
+import {
+  APPEND_ONLY_TABLES,
+  AUDIT_PARTITION,
+  CREDENTIAL_TABLES,
+  OWNER_ONLY_TABLES,
+  tablePrivilegesOf,
+  WEBHOOK_ADMIN_TABLES,
+} from './schema-privileges';
 
 export interface RolePosture {
   role: string;
@@ -18,7 +25,8 @@ const TABLE_PRIVILEGES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'R
 
 /** What the API role may do on each table: read the data, append to the trail, manage the company's webhooks, nothing else. */
 function allowedOn(table: string): readonly string[] {
-  if (WEBHOOK_ADMIN_TABLES[table]) return WEBHOOK_ADMIN_TABLES[table];
+  // Column privileges are not table privileges (has_table_privilege does not count them): only the table-wide ones are allowed here.
+  if (WEBHOOK_ADMIN_TABLES[table]) return tablePrivilegesOf(WEBHOOK_ADMIN_TABLES[table]);
   if (CREDENTIAL_TABLES.includes(table) || OWNER_ONLY_TABLES.includes(table) || table === MIGRATIONS_TABLE || AUDIT_PARTITION.test(table))
     return [];
   return APPEND_ONLY_TABLES.includes(table) ? ['INSERT'] : ['SELECT'];

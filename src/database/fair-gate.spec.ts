@@ -79,7 +79,10 @@ describe('FairGate', () => {
     const other = gate.acquire('b', 100);
     jest.advanceTimersByTime(100);
     await expect(late).rejects.toThrow(GateTimeoutError);
-    await expect(other).rejects.toMatchObject({ code: '53300', message: expect.stringContaining('timeout exceeded when trying to connect') });
+    await expect(other).rejects.toMatchObject({
+      code: '53300',
+      message: expect.stringContaining('timeout exceeded when trying to connect'),
+    });
     expect(gate.stats()).toEqual({ held: 1, waiting: 0, lanesAtShare: 1, timedOut: 2 });
     release();
     expect(gate.stats()).toMatchObject({ held: 0, waiting: 0, lanesAtShare: 0 });

@@ -44,24 +44,37 @@ export class PoolGate {
     this.heavy = new FairGate(settings.heavyRequestsMax, 1);
     const gate = this.gate;
     const heavy = this.heavy;
-    metrics.gauge('db_pool_gate_heavy_requests', 'Heavy requests (an include part of 10 units or more) running now, and waiting for their turn.', [
-      { labels: { state: 'running' }, read: () => heavy.stats().held },
-      { labels: { state: 'waiting' }, read: () => heavy.stats().waiting },
-    ]);
-    metrics.gauge('db_pool_gate_waiting_requests', 'Requests waiting for their turn at the API pool’s fair gate (every company together).', [
-      { read: () => gate.stats().waiting },
-    ]);
+    metrics.gauge(
+      'db_pool_gate_heavy_requests',
+      'Heavy requests (an include part of 10 units or more) running now, and waiting for their turn.',
+      [
+        { labels: { state: 'running' }, read: () => heavy.stats().held },
+        { labels: { state: 'waiting' }, read: () => heavy.stats().waiting },
+      ],
+    );
+    metrics.gauge(
+      'db_pool_gate_waiting_requests',
+      'Requests waiting for their turn at the API pool’s fair gate (every company together).',
+      [{ read: () => gate.stats().waiting }],
+    );
     metrics.gauge('db_pool_gate_companies_at_share', 'Companies (and the token lane) holding their whole share of the API pool now.', [
       { read: () => gate.stats().lanesAtShare },
     ]);
-    metrics.counter('db_pool_gate_timeouts_total', 'Requests that gave up waiting for their turn at the API pool’s fair gate (answered 503).', [
-      { read: () => gate.stats().timedOut },
-    ]);
+    metrics.counter(
+      'db_pool_gate_timeouts_total',
+      'Requests that gave up waiting for their turn at the API pool’s fair gate (answered 503).',
+      [{ read: () => gate.stats().timedOut }],
+    );
   }
 
   /** A passthrough for the schema owner's side (worker, CLI): no tenants compete there for a request pool. */
   static open(timeoutMs: number, metrics: Metrics): PoolGate {
-    return new PoolGate({ poolSize: Number.MAX_SAFE_INTEGER, companyShare: 1, heavyRequestsMax: Number.MAX_SAFE_INTEGER }, timeoutMs, timeoutMs, metrics);
+    return new PoolGate(
+      { poolSize: Number.MAX_SAFE_INTEGER, companyShare: 1, heavyRequestsMax: Number.MAX_SAFE_INTEGER },
+      timeoutMs,
+      timeoutMs,
+      metrics,
+    );
   }
 
   /**

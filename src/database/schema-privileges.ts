@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AUDIT_READ_FUNCTION } from '../audit/audit-read-sql';
+import { ROTATE_SECRET_FUNCTION } from '../webhooks/webhook-secrets-sql';
 import { MIGRATIONS_TABLE } from './data-source-options';
 
 /** Tables the API role may append to and never read; every other data table it may only read. */
@@ -17,16 +18,31 @@ export const CREDENTIAL_TABLES = ['api_clients', 'client_secrets'];
 /**
  * The integrator's own delivery configuration, which `webhooks.manage` changes through the API
  * (docs/API.md, "Managing your webhooks"): what the API role may do on each table, every row
- * under forced row-level security (the company's endpoints, their deliveries, its clients' keys).
- * No DELETE on deliveries (they go with their endpoint) and nothing else: the conversation data
- * stays read-only. An endpoint's secret is written sealed (WEBHOOK_SECRET_KEY) and never read back
- * by the API but to rotate it.
+ * under forced row-level security (the company's endpoints, their deliveries through their
+ * endpoint, its clients' idempotency keys), column by column where a column is a secret. It
+ * writes a sealed secret but reads none back (a rotation, which moves the current secret, runs
+ * through `app_rotate_webhook_secret`), and reads deliveries without their body. No DELETE on
+ * deliveries (they go with their endpoint); nothing else: the conversation data stays read-only.
  */
 export const WEBHOOK_ADMIN_TABLES: Record<string, readonly string[]> = {
-  webhook_endpoints: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
-  webhook_deliveries: ['SELECT', 'INSERT', 'UPDATE'],
+  webhook_endpoints: [
+    `SELECT (id, public_id, company_id, url, types, state, failing_since, previous_secret_until, position_epoch, position_xid,
+      position_seq, batch_job, created_at, description, enabled, updated_at)`,
+    'INSERT (public_id, company_id, url, types, description, secret, position_epoch, position_xid, position_seq)',
+    'UPDATE (url, types, description, enabled, state, failing_since, previous_secret, previous_secret_until, updated_at)',
+    'DELETE',
+  ],
+  webhook_deliveries: [
+    `SELECT (id, public_id, endpoint_id, change_id, event_type, committed_at, replay, status, attempts, last_status, last_error,
+      last_latency_ms, created_at, last_attempt_at, next_attempt_at, delivered_at, job_id)`,
+    'INSERT (endpoint_id, change_id, event_type, committed_at, payload, replay, next_attempt_at)',
+    'UPDATE (status, next_attempt_at, delivered_at)',
+  ],
   idempotency_keys: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
 };
+
+/** What WEBHOOK_ADMIN_TABLES grants on the whole table (a privilege without a column list). */
+export const tablePrivilegesOf = (grants: readonly string[]): string[] => grants.filter((g) => !g.includes('('));
 
 /** The trail's resource index: kept by a trigger, read through `app_audit_events`, nothing for the API role. */
 export const OWNER_ONLY_TABLES = ['audit_event_resources'];
@@ -44,6 +60,7 @@ export const API_FUNCTIONS = [
   'app_mark_change_horizon()',
   AUDIT_READ_FUNCTION,
   'app_company_clients(text[])',
+  ROTATE_SECRET_FUNCTION,
 ];
 
 /**

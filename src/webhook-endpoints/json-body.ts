@@ -53,7 +53,8 @@ export class BodyValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const dto = metadata.metatype;
     if (metadata.type !== 'body' || !dto) return value;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError('INVALID_REQUEST', 'The body must be a JSON object.');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new ApiError('INVALID_REQUEST', 'The body must be a JSON object.');
     const known = new Set(
       getMetadataStorage()
         .getTargetValidationMetadatas(dto as never, '', true, false)

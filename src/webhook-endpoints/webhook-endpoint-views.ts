@@ -1,11 +1,11 @@
 import { CHANGE_OBJECTS } from '../changes/change.vocabulary';
 import { DeliveryRow, errorKindOf } from '../webhooks/webhook-delivery';
-import { EndpointRow } from '../webhooks/webhook-endpoints.repository';
+import { EndpointView } from '../webhooks/webhook-endpoints.repository';
 import { publicStateOf } from '../webhooks/webhook.vocabulary';
 import { WebhookDeliveryDto, WebhookEndpointDto } from './webhook-endpoint.dto';
 
 /** An endpoint as the API shows it (an admin's endpoint of every type lists them all). */
-export function endpointView(row: EndpointRow): WebhookEndpointDto {
+export function endpointView(row: EndpointView): WebhookEndpointDto {
   return {
     object: 'webhook_endpoint',
     id: row.public_id,

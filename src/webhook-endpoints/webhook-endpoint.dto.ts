@@ -29,7 +29,10 @@ const isTypeList = (value: unknown): value is string[] =>
 const typesRules = [
   ValidateBy({
     name: 'typeList',
-    validator: { validate: isTypeList, defaultMessage: () => `types must be an array of 1 to ${CHANGE_OBJECTS.length} distinct object types` },
+    validator: {
+      validate: isTypeList,
+      defaultMessage: () => `types must be an array of 1 to ${CHANGE_OBJECTS.length} distinct object types`,
+    },
   }),
   // Judged only on a well-formed list, so whichever runs first, a malformed one is INVALID_REQUEST.
   ValidateBy(
@@ -47,7 +50,10 @@ const typesRules = [
 /** Optional: absent is fine, but `null` is a value of the wrong type (unlike `IsOptional`, which lets null through). */
 const Absent = () => ValidateIf((_, value) => value !== undefined);
 
-const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
+const apply =
+  (decorators: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) =>
+    decorators.forEach((d) => d(target, key));
 
 /** `POST /v1/webhook-endpoints`. */
 export class CreateWebhookEndpointBody {
@@ -56,7 +62,11 @@ export class CreateWebhookEndpointBody {
   @MinLength(1, { message: 'url must not be empty' })
   url: string;
 
-  @ApiPropertyOptional({ type: [String], enum: CHANGE_OBJECTS, description: `${TYPES_DESCRIPTION} Default: every type the token can read.` })
+  @ApiPropertyOptional({
+    type: [String],
+    enum: CHANGE_OBJECTS,
+    description: `${TYPES_DESCRIPTION} Default: every type the token can read.`,
+  })
   @Absent()
   @apply(typesRules)
   types?: ChangeObject[];
@@ -87,7 +97,9 @@ export class UpdateWebhookEndpointBody {
   @MaxLength(DESCRIPTION_MAX_LENGTH, { message: `description must be at most ${DESCRIPTION_MAX_LENGTH} characters` })
   description?: string | null;
 
-  @ApiPropertyOptional({ description: '`false` pauses the endpoint (its deliveries wait); `true` resumes it, clears `failing` and sends what waits at once.' })
+  @ApiPropertyOptional({
+    description: '`false` pauses the endpoint (its deliveries wait); `true` resumes it, clears `failing` and sends what waits at once.',
+  })
   @Absent()
   @IsBoolean({ message: 'enabled must be true or false' })
   enabled?: boolean;
@@ -95,7 +107,9 @@ export class UpdateWebhookEndpointBody {
 
 /** `POST /v1/webhook-endpoints/{endpoint_id}/replay`. */
 export class ReplayWebhookEndpointBody {
-  @ApiProperty({ description: 'Where to replay from: a cursor of the feed or of an event (its `data.cursor`), or an RFC 3339 date-time with an offset.' })
+  @ApiProperty({
+    description: 'Where to replay from: a cursor of the feed or of an event (its `data.cursor`), or an RFC 3339 date-time with an offset.',
+  })
   @IsString({ message: 'from must be a string' })
   @MinLength(1, { message: 'from must not be empty' })
   @MaxLength(4096, { message: 'from must be at most 4096 characters' })
@@ -137,7 +151,10 @@ export class WebhookEndpointDto {
   @ApiProperty({ description: 'False while paused.' })
   enabled: boolean;
 
-  @ApiProperty({ enum: PUBLIC_ENDPOINT_STATES, description: '`disabled`: paused, deliveries wait; `failing`: a delivery used up its retries, until the next success or a resume.' })
+  @ApiProperty({
+    enum: PUBLIC_ENDPOINT_STATES,
+    description: '`disabled`: paused, deliveries wait; `failing`: a delivery used up its retries, until the next success or a resume.',
+  })
   state: PublicEndpointState;
 
   @ApiProperty({ ...DATE_TIME, type: 'string', nullable: true })
@@ -190,13 +207,22 @@ export class WebhookDeliveryDto {
   @ApiProperty({ ...DATE_TIME, type: 'string', nullable: true })
   last_attempt_at: string | null;
 
-  @ApiProperty({ ...DATE_TIME, type: 'string', nullable: true, description: 'When a pending delivery is tried next; null while it is being attempted, and once settled.' })
+  @ApiProperty({
+    ...DATE_TIME,
+    type: 'string',
+    nullable: true,
+    description: 'When a pending delivery is tried next; null while it is being attempted, and once settled.',
+  })
   next_attempt_at: string | null;
 
   @ApiProperty({ type: 'integer', nullable: true, description: 'The HTTP status of the last answer, if one came.' })
   last_response_status: number | null;
 
-  @ApiProperty({ enum: DELIVERY_ERROR_KINDS, nullable: true, description: 'Why the last attempt failed; null when it succeeded or none was made.' })
+  @ApiProperty({
+    enum: DELIVERY_ERROR_KINDS,
+    nullable: true,
+    description: 'Why the last attempt failed; null when it succeeded or none was made.',
+  })
   last_error: DeliveryErrorKind | null;
 
   @ApiProperty({ type: 'integer', nullable: true, description: 'How long the last attempt took, in milliseconds.' })

@@ -74,7 +74,14 @@ export class WebhookEndpointsApi {
     const binding: CursorBinding = { route: LIST, company: scope.companyId, filters: {} };
     const after = query.cursor === undefined ? null : twoIds(this.codec.open(query.cursor, binding));
     const rows = await this.webhooks.list(scope, after, query.limit + 1);
-    return keysetPage(rows, query.limit, (r) => [r.created_micros, r.id], (page) => page.map(endpointView), this.codec, binding);
+    return keysetPage(
+      rows,
+      query.limit,
+      (r) => [r.created_micros, r.id],
+      (page) => page.map(endpointView),
+      this.codec,
+      binding,
+    );
   }
 
   async get(id: string): Promise<WebhookEndpointDto> {
@@ -108,7 +115,14 @@ export class WebhookEndpointsApi {
     const before = query.cursor === undefined ? null : oneId(this.codec.open(query.cursor, binding));
     const rows = await this.webhooks.deliveries(scope, id, before, query.limit + 1, query.state);
     this.audit(id);
-    return keysetPage(rows, query.limit, (r) => [r.id], (page) => page.map(deliveryView), this.codec, binding);
+    return keysetPage(
+      rows,
+      query.limit,
+      (r) => [r.id],
+      (page) => page.map(deliveryView),
+      this.codec,
+      binding,
+    );
   }
 
   async retry(id: string, deliveryId: string): Promise<DeliveryQueuedDto> {
@@ -160,7 +174,8 @@ function idempotencyKeyOf(header: string | undefined): string | undefined {
 /** A sealed position's shape, checked before it reaches SQL (a cursor is ours, its shape still checked). */
 function twoIds(position: ReadonlyArray<string | number>): [string, string] {
   const [a, b] = position.map(String);
-  if (position.length !== 2 || !/^\d+$/.test(a) || !/^\d+$/.test(b)) throw new ApiError('INVALID_CURSOR', 'The cursor is not one of this list.');
+  if (position.length !== 2 || !/^\d+$/.test(a) || !/^\d+$/.test(b))
+    throw new ApiError('INVALID_CURSOR', 'The cursor is not one of this list.');
   return [a, b];
 }
 

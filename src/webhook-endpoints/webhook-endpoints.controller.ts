@@ -1,4 +1,18 @@
-import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -81,16 +95,25 @@ export class WebhookEndpointsController {
       'The URL must be https and resolve to public addresses only (checked now, after resolution, and again before every delivery). ' +
       '`types` defaults to every type the token can read. With `Idempotency-Key`, a create repeated within 24 h answers the first answer again (same endpoint, same secret).',
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1 to 255 characters; the same key with another body is `409 IDEMPOTENCY_KEY_REUSED`.' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: '1 to 255 characters; the same key with another body is `409 IDEMPOTENCY_KEY_REUSED`.',
+  })
   @ApiBody({ type: CreateWebhookEndpointBody })
   @ApiCreatedResponse({
     type: CreatedWebhookEndpointEnvelope,
     headers: {
       Location: { description: 'The new endpoint’s path.', schema: { type: 'string' } },
-      'Idempotent-Replayed': { description: '`true` when this is the first answer to the same Idempotency-Key, answered again.', schema: { type: 'string', enum: ['true'] } },
+      'Idempotent-Replayed': {
+        description: '`true` when this is the first answer to the same Idempotency-Key, answered again.',
+        schema: { type: 'string', enum: ['true'] },
+      },
     },
   })
-  @conflict('WEBHOOK_ENDPOINT_LIMIT: the company has WEBHOOK_ENDPOINTS_MAX endpoints; IDEMPOTENCY_KEY_REUSED: the key was used for another request.')
+  @conflict(
+    'WEBHOOK_ENDPOINT_LIMIT: the company has WEBHOOK_ENDPOINTS_MAX endpoints; IDEMPOTENCY_KEY_REUSED: the key was used for another request.',
+  )
   create(
     @Body(new BodyValidationPipe()) body: CreateWebhookEndpointBody,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -131,14 +154,20 @@ export class WebhookEndpointsController {
   @ApiBody({ type: UpdateWebhookEndpointBody })
   @ApiOkResponse({ type: WebhookEndpointEnvelope })
   @ApiNotFound()
-  update(@Param('endpoint_id') id: string, @Body(new BodyValidationPipe({ atLeastOne: true })) body: UpdateWebhookEndpointBody): Promise<WebhookEndpointDto> {
+  update(
+    @Param('endpoint_id') id: string,
+    @Body(new BodyValidationPipe({ atLeastOne: true })) body: UpdateWebhookEndpointBody,
+  ): Promise<WebhookEndpointDto> {
     return this.api.update(id, body);
   }
 
   @Delete(':endpoint_id')
   @WebhookAdminRoute()
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint and its delivery records; nothing more is sent to it' })
+  @ApiOperation({
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint and its delivery records; nothing more is sent to it',
+  })
   @ApiParam(ENDPOINT_ID)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiNotFound()
@@ -152,7 +181,8 @@ export class WebhookEndpointsController {
   @ApiOperation({
     operationId: 'rotateWebhookEndpointSecret',
     summary: 'A new signing secret; the previous one keeps signing for 24 h',
-    description: 'Both signatures are in `webhook-signature` until `previous_secret_expires_at`; a rotation meanwhile is `409 ROTATION_IN_PROGRESS`.',
+    description:
+      'Both signatures are in `webhook-signature` until `previous_secret_expires_at`; a rotation meanwhile is `409 ROTATION_IN_PROGRESS`.',
   })
   @ApiParam(ENDPOINT_ID)
   @ApiOkResponse({ type: RotatedSecretEnvelope })
@@ -220,4 +250,3 @@ export class WebhookEndpointsController {
     return this.api.replay(id, body.from);
   }
 }
-

@@ -5,13 +5,13 @@ import { AdminError, AdminErrorCode } from '../common/errors/admin-error';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { parseId } from '../common/ids/public-id';
-import { CompaniesService } from '../companies/companies.service';
+import { CompanyNotFoundError } from '../companies/companies.service';
 import { OwnerPool } from '../database/owner-pool';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { DeliveryStatus, EndpointState } from './webhook.vocabulary';
 import { typesOf } from './webhook-dispatcher';
 import { DeliveryRow } from './webhook-delivery';
-import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
+import { EndpointView, WebhookEndpoints } from './webhook-endpoints.repository';
 import { WebhookScope, WebhooksService } from './webhooks.service';
 
 /** An endpoint as `webhooks:list` prints it: never a secret. */
@@ -51,13 +51,16 @@ export class WebhookAdmin {
     private readonly webhooks: WebhooksService,
     private readonly endpoints: WebhookEndpoints,
     private readonly owner: OwnerPool,
-    private readonly companies: CompaniesService,
     private readonly tenant: TenantTransaction,
     private readonly changes: ChangesRepository,
   ) {}
 
   /** Registers an endpoint for every type (or `types`); prints its secret once. */
-  async add(input: { company: string; url: string; types?: ChangeObject[] }): Promise<Omit<EndpointSummary, 'failing_since'> & { secret: string }> {
+  async add(input: {
+    company: string;
+    url: string;
+    types?: ChangeObject[];
+  }): Promise<Omit<EndpointSummary, 'failing_since'> & { secret: string }> {
     const scope = await this.ofCompany(input.company);
     const created = await admin(this.webhooks.create(scope, { url: input.url, types: input.types }, null));
     if (created.replayed) throw new Error('an admin create has no idempotency key');
@@ -101,9 +104,16 @@ export class WebhookAdmin {
     return { ...ids(replayed.endpoint), queued: replayed.queued };
   }
 
+  /** The company's scope; read as the schema owner, like everything the CLI does (the API role sees no company outside a tenant transaction). */
   private async ofCompany(companyPublicId: string): Promise<WebhookScope> {
-    const company = await this.companies.get(companyPublicId);
-    return this.scope(company.id, company.publicId);
+    const id = parseId('company', companyPublicId);
+    const { rows } = id
+      ? await this.owner.query<{ id: string; public_id: string }>('SELECT id::text AS id, public_id FROM companies WHERE public_id = $1', [
+          id,
+        ])
+      : { rows: [] };
+    if (!rows.length) throw new CompanyNotFoundError(companyPublicId);
+    return this.scope(rows[0].id, rows[0].public_id);
   }
 
   /** The scope of the company the endpoint belongs to (an admin acts for every company). */
@@ -118,9 +128,14 @@ export class WebhookAdmin {
     return {
       companyId,
       companyPublicId,
-      transaction: (work) => this.owner.transaction(work),
+      // The company of the transaction, as the tenant transaction sets it: what the rotation's function acts on.
+      transaction: (work) =>
+        this.owner.transaction(async (sql) => {
+          await sql.query(`SELECT set_config('app.company_id', $1, true)`, [companyId]);
+          return work(sql);
+        }),
       // The feed in the tenant's own transaction, as the dispatcher reads it (row-level security, the feed's query).
-      feed: (endpoint: EndpointRow, after: FeedPosition, take: number): Promise<FeedRead> =>
+      feed: (endpoint: EndpointView, after: FeedPosition, take: number): Promise<FeedRead> =>
         this.tenant.run(endpoint.company_id, () => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take)),
     };
   }
@@ -137,11 +152,11 @@ async function admin<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-function ids(row: EndpointRow): { endpoint_id: string; company_id: string } {
+function ids(row: EndpointView): { endpoint_id: string; company_id: string } {
   return { endpoint_id: row.public_id, company_id: row.company_public_id };
 }
 
-function summary(row: EndpointRow): EndpointSummary {
+function summary(row: EndpointView): EndpointSummary {
   return {
     ...ids(row),
     url: row.url,

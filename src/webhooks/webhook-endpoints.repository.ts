@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ChangeObject } from '../changes/change.vocabulary';
 import { FEED_HORIZON, FeedPosition } from '../changes/changes.repository';
 import { OwnerPool, Sql } from '../database/owner-pool';
-import { iso } from '../database/sql';
+import { iso, micros } from '../database/sql';
 import { EndpointState } from './webhook.vocabulary';
 
-/** An endpoint row as the admin commands and the worker see it (the secrets still sealed). */
-export interface EndpointRow {
+/**
+ * An endpoint as its company's reads see it (the API, the CLI): everything but its secrets, which
+ * the API role cannot read (WEBHOOK_ADMIN_TABLES).
+ */
+export interface EndpointView {
   id: string;
   public_id: string;
   company_id: string;
@@ -15,8 +18,6 @@ export interface EndpointRow {
   types: ChangeObject[] | null;
   state: EndpointState;
   failing_since: string | null;
-  secret: string;
-  previous_secret: string | null;
   /** True while the previous secret still signs. */
   previous_active: boolean;
   previous_secret_until: string | null;
@@ -34,13 +35,22 @@ export interface EndpointRow {
   created_micros: string;
 }
 
-/** The columns of an EndpointRow, from `webhook_endpoints e JOIN companies c`. */
-export const ENDPOINT_COLUMNS = `e.id::text AS id, e.public_id, e.company_id::text AS company_id, c.public_id AS company_public_id, e.url, e.types,
-  e.state, ${iso('e.failing_since')} AS failing_since, e.secret, e.previous_secret,
+/** An endpoint row as the worker sees it: with its secrets, still sealed. */
+export interface EndpointRow extends EndpointView {
+  secret: string;
+  previous_secret: string | null;
+}
+
+/** The columns of an EndpointView, from `webhook_endpoints e JOIN companies c`: every one the API role may read. */
+const VIEW_COLUMNS = `e.id::text AS id, e.public_id, e.company_id::text AS company_id, c.public_id AS company_public_id, e.url, e.types,
+  e.state, ${iso('e.failing_since')} AS failing_since,
   coalesce(e.previous_secret_until > now(), false) AS previous_active, ${iso('e.previous_secret_until')} AS previous_secret_until,
   e.position_epoch::text AS position_epoch, e.position_xid::text AS position_xid, e.position_seq::text AS position_seq,
   e.batch_job::text AS batch_job, ${iso('e.created_at')} AS created_at, e.description, e.enabled, ${iso('e.updated_at')} AS updated_at,
-  (extract(epoch FROM e.created_at) * 1000000)::bigint::text AS created_micros`;
+  ${micros('e.created_at')} AS created_micros`;
+
+/** The columns of an EndpointRow: the view's and the sealed secrets (the worker, the schema owner). */
+export const ENDPOINT_COLUMNS = `${VIEW_COLUMNS}, e.secret, e.previous_secret`;
 
 /** What a patch may change (docs/API.md, "Managing your webhooks"). */
 export interface EndpointPatch {
@@ -80,18 +90,31 @@ export class WebhookEndpoints {
       sealedSecret: string;
       position: FeedPosition;
     },
-  ): Promise<EndpointRow> {
+  ): Promise<EndpointView> {
     await sql.query(
       `INSERT INTO webhook_endpoints (public_id, company_id, url, types, description, secret, position_epoch, position_xid, position_seq)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::xid8, $9)`,
-      [endpoint.publicId, endpoint.companyId, endpoint.url, endpoint.types, endpoint.description, endpoint.sealedSecret, ...endpoint.position],
+      [
+        endpoint.publicId,
+        endpoint.companyId,
+        endpoint.url,
+        endpoint.types,
+        endpoint.description,
+        endpoint.sealedSecret,
+        ...endpoint.position,
+      ],
     );
     return (await this.inCompany(sql, endpoint.companyId, endpoint.publicId))!;
   }
 
   /** The company's endpoint with that public id; with `lock`, its row held until the transaction ends (a patch, a rotation, a delete). */
-  inCompany(sql: Sql, companyId: string, publicId: string, lock = false): Promise<EndpointRow | null> {
-    return this.one(`e.company_id = $1 AND e.public_id = $2${lock ? ' FOR NO KEY UPDATE OF e' : ''}`, [companyId, publicId], sql);
+  async inCompany(sql: Sql, companyId: string, publicId: string, lock = false): Promise<EndpointView | null> {
+    const { rows } = await sql.query<EndpointView>(
+      `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
+       WHERE e.company_id = $1 AND e.public_id = $2${lock ? ' FOR NO KEY UPDATE OF e' : ''}`,
+      [companyId, publicId],
+    );
+    return rows[0] ?? null;
   }
 
   /**
@@ -105,11 +128,11 @@ export class WebhookEndpoints {
   }
 
   /** The company's endpoints after `after` (created_micros, id), oldest first, `limit` of them. */
-  async page(sql: Sql, companyId: string, after: readonly [string, string] | null, limit: number): Promise<EndpointRow[]> {
-    const { rows } = await sql.query<EndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
+  async page(sql: Sql, companyId: string, after: readonly [string, string] | null, limit: number): Promise<EndpointView[]> {
+    const { rows } = await sql.query<EndpointView>(
+      `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints e JOIN companies c ON c.id = e.company_id
        WHERE e.company_id = $1
-         AND ($2::bigint IS NULL OR ((extract(epoch FROM e.created_at) * 1000000)::bigint, e.id) > ($2::bigint, $3::bigint))
+         AND ($2::bigint IS NULL OR (${micros('e.created_at')}::bigint, e.id) > ($2::bigint, $3::bigint))
        ORDER BY e.created_at, e.id LIMIT $4`,
       [companyId, after?.[0] ?? null, after?.[1] ?? null, limit],
     );
@@ -120,7 +143,7 @@ export class WebhookEndpoints {
    * Applies a patch. `enabled: true` also resumes: `failing` is cleared (the receiver was fixed;
    * a failure will say so again). Returns the endpoint as it is now.
    */
-  async update(sql: Sql, endpoint: EndpointRow, patch: EndpointPatch): Promise<EndpointRow> {
+  async update(sql: Sql, endpoint: EndpointView, patch: EndpointPatch): Promise<EndpointView> {
     const sets: string[] = ['updated_at = now()'];
     const values: unknown[] = [endpoint.id];
     const set = (column: string, value: unknown) => {
@@ -133,7 +156,7 @@ export class WebhookEndpoints {
     if (patch.enabled !== undefined) set('enabled', patch.enabled);
     if (patch.enabled === true) sets.push(`state = 'active'`, 'failing_since = NULL');
     await sql.query(`UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE id = $1`, values);
-    return (await this.byId(endpoint.id, sql))!;
+    return (await this.inCompany(sql, endpoint.company_id, endpoint.public_id))!;
   }
 
   /** Any company's endpoint with that public id (the CLI, which acts for every company, finds its company so). */
@@ -162,15 +185,15 @@ export class WebhookEndpoints {
   /**
    * Replaces the secret; the current one keeps signing until `overlapSeconds` from now. Null when
    * a previous secret still signs (checked in the same statement: two rotations at once cannot
-   * both win).
+   * both win). Through `app_rotate_webhook_secret` (webhook-secrets-sql.ts), which acts on the
+   * transaction's company (`app.company_id`) only: the API role cannot read the secret it moves.
    */
   async rotateSecret(sql: Sql, id: string, sealedSecret: string, overlapSeconds: number): Promise<string | null> {
-    const { rows } = await sql.query<{ until: string }>(
-      `UPDATE webhook_endpoints SET previous_secret = secret, secret = $2, previous_secret_until = now() + make_interval(secs => $3), updated_at = now()
-       WHERE id = $1 AND NOT coalesce(previous_secret_until > now(), false)
-       RETURNING ${iso('previous_secret_until')} AS until`,
-      [id, sealedSecret, overlapSeconds],
-    );
+    const { rows } = await sql.query<{ until: string | null }>(`SELECT ${iso('u')} AS until FROM app_rotate_webhook_secret($1, $2, $3) u`, [
+      id,
+      sealedSecret,
+      overlapSeconds,
+    ]);
     return rows[0]?.until ?? null;
   }
 

@@ -109,7 +109,9 @@ export class WebhookTransport {
     try {
       return await this.policy.destination(host);
     } catch (error) {
-      throw new AttemptFailure(error instanceof DestinationRefused ? `refused destination: ${(error as Error).message}` : (error as Error).message);
+      throw new AttemptFailure(
+        error instanceof DestinationRefused ? `refused destination: ${(error as Error).message}` : (error as Error).message,
+      );
     }
   }
 
@@ -256,4 +258,3 @@ export function reasonOf(error: unknown): string {
   if (/CERT|SSL|TLS|EPROTO/.test(code)) return `TLS failed (${code})`;
   return `request failed (${code})`;
 }
-

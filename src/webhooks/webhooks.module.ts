@@ -19,7 +19,25 @@ import { WebhookAdmin } from './webhook-admin';
  */
 @Module({
   imports: [OwnerPoolModule, CursorsModule, CompaniesModule, ChangesRepositoryModule],
-  providers: [WebhookEndpoints, WebhookDeliveries, WebhookQueue, WebhookDispatcher, WebhooksService, IdempotencyKeys, WebhookAdmin, SigningKeys],
-  exports: [OwnerPoolModule, WebhookEndpoints, WebhookDeliveries, WebhookQueue, WebhookDispatcher, WebhooksService, WebhookAdmin, SigningKeys],
+  providers: [
+    WebhookEndpoints,
+    WebhookDeliveries,
+    WebhookQueue,
+    WebhookDispatcher,
+    WebhooksService,
+    IdempotencyKeys,
+    WebhookAdmin,
+    SigningKeys,
+  ],
+  exports: [
+    OwnerPoolModule,
+    WebhookEndpoints,
+    WebhookDeliveries,
+    WebhookQueue,
+    WebhookDispatcher,
+    WebhooksService,
+    WebhookAdmin,
+    SigningKeys,
+  ],
 })
 export class WebhooksModule {}

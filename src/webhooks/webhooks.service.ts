@@ -16,7 +16,7 @@ import { deliveriesOf, typesOf } from './webhook-dispatcher';
 import { generateSigningSecret, SigningKeys } from './webhook-secrets';
 import { WebhookDeliveries } from './webhook-deliveries.repository';
 import { DeliveryRow } from './webhook-delivery';
-import { EndpointPatch, EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
+import { EndpointPatch, EndpointView, WebhookEndpoints } from './webhook-endpoints.repository';
 import { DestinationPolicy, DestinationRefused, hostOf } from './webhook-destination';
 
 /**
@@ -31,7 +31,7 @@ export interface WebhookScope {
   /** Runs `work` in one transaction that reaches the company's webhook rows. */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Up to `take` entries of the endpoint's feed after `after`, below the horizon, read as its tenant (inside `transaction` where it can). */
-  feed(endpoint: EndpointRow, after: FeedPosition, take: number): Promise<FeedRead>;
+  feed(endpoint: EndpointView, after: FeedPosition, take: number): Promise<FeedRead>;
 }
 
 /** A new endpoint: its URL, and optionally its types and description. */
@@ -43,7 +43,7 @@ export interface NewEndpoint {
 
 /** What a create answers: the endpoint and its secret, shown this once. */
 export interface CreatedEndpoint {
-  endpoint: EndpointRow;
+  endpoint: EndpointView;
   secret: string;
 }
 
@@ -123,11 +123,11 @@ export class WebhooksService {
   }
 
   /** The company's endpoints after the cursor's position, oldest first. */
-  list(scope: WebhookScope, after: readonly [string, string] | null, limit: number): Promise<EndpointRow[]> {
+  list(scope: WebhookScope, after: readonly [string, string] | null, limit: number): Promise<EndpointView[]> {
     return scope.transaction((sql) => this.endpoints.page(sql, scope.companyId, after, limit));
   }
 
-  get(scope: WebhookScope, endpointId: string): Promise<EndpointRow> {
+  get(scope: WebhookScope, endpointId: string): Promise<EndpointView> {
     return scope.transaction((sql) => this.endpointOf(sql, scope, endpointId));
   }
 
@@ -136,7 +136,7 @@ export class WebhooksService {
    * pauses (deliveries wait, none is dropped); `enabled: true` resumes: `failing` cleared and the
    * waiting retries due at once.
    */
-  async update(scope: WebhookScope, endpointId: string, patch: EndpointPatch, readable: ReadableTypes): Promise<EndpointRow> {
+  async update(scope: WebhookScope, endpointId: string, patch: EndpointPatch, readable: ReadableTypes): Promise<EndpointView> {
     const changes: EndpointPatch = { ...patch };
     if (patch.types !== undefined) changes.types = this.typesFor(patch.types ?? undefined, readable);
     if (patch.url !== undefined) await this.checkDestination(patch.url);
@@ -149,7 +149,7 @@ export class WebhooksService {
   }
 
   /** Deletes the endpoint and its delivery records; jobs still queued for it finish without sending. */
-  remove(scope: WebhookScope, endpointId: string): Promise<EndpointRow> {
+  remove(scope: WebhookScope, endpointId: string): Promise<EndpointView> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId, true);
       await this.endpoints.delete(sql, endpoint.id);
@@ -158,7 +158,10 @@ export class WebhooksService {
   }
 
   /** A new signing secret; the current one signs too until WEBHOOK_SECRET_OVERLAP from now. */
-  rotateSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; secret: string; previous_secret_expires_at: string }> {
+  rotateSecret(
+    scope: WebhookScope,
+    endpointId: string,
+  ): Promise<{ endpoint: EndpointView; secret: string; previous_secret_expires_at: string }> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId, true);
       const secret = generateSigningSecret();
@@ -179,7 +182,7 @@ export class WebhooksService {
   }
 
   /** Ends the previous secret's overlap now (it leaked, or the receiver switched): events carry the current signature only. */
-  expirePreviousSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; expired: boolean }> {
+  expirePreviousSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointView; expired: boolean }> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId, true);
       return { endpoint, expired: await this.endpoints.expirePreviousSecret(sql, endpoint.id) };
@@ -187,7 +190,13 @@ export class WebhooksService {
   }
 
   /** The endpoint's deliveries before `before` (an internal id), newest first. */
-  deliveries(scope: WebhookScope, endpointId: string, before: string | null, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
+  deliveries(
+    scope: WebhookScope,
+    endpointId: string,
+    before: string | null,
+    limit: number,
+    status?: DeliveryStatus,
+  ): Promise<DeliveryRow[]> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId);
       return this.deliveryRecords.page(sql, endpoint.id, before, limit, status);
@@ -195,7 +204,7 @@ export class WebhooksService {
   }
 
   /** Sends that delivery's event again as a new attempt, whatever its state (one being attempted now is left to that attempt). */
-  retry(scope: WebhookScope, endpointId: string, deliveryId: string): Promise<{ endpoint: EndpointRow; delivery_id: string }> {
+  retry(scope: WebhookScope, endpointId: string, deliveryId: string): Promise<{ endpoint: EndpointView; delivery_id: string }> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId);
       const id = parseId('webhookDelivery', deliveryId);
@@ -206,7 +215,7 @@ export class WebhooksService {
   }
 
   /** A `webhook.test` event, signed like every event and recorded as a delivery; sent to a paused endpoint too. */
-  test(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointRow; delivery_id: string }> {
+  test(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointView; delivery_id: string }> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId);
       const event = { type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { endpoint_id: endpoint.public_id } };
@@ -224,7 +233,7 @@ export class WebhooksService {
    * before new changes). Entries compacted away are represented by their object's newest entry, as
    * in the feed. A change in the batch being sent now is sent twice: at least once.
    */
-  replay(scope: WebhookScope, endpointId: string, from: string): Promise<{ endpoint: EndpointRow; queued: number }> {
+  replay(scope: WebhookScope, endpointId: string, from: string): Promise<{ endpoint: EndpointView; queued: number }> {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId);
       const since = Instant.parse(from);
@@ -249,7 +258,7 @@ export class WebhooksService {
   }
 
   /** The company's endpoint with that id; `404` otherwise (another company's is as unknown as none). With `lock`, held until the transaction ends. */
-  private async endpointOf(sql: Sql, scope: WebhookScope, endpointId: string, lock = false): Promise<EndpointRow> {
+  private async endpointOf(sql: Sql, scope: WebhookScope, endpointId: string, lock = false): Promise<EndpointView> {
     const id = parseId('webhookEndpoint', endpointId);
     const endpoint = id ? await this.endpoints.inCompany(sql, scope.companyId, id, lock) : null;
     if (!endpoint) throw ApiError.notFound(`No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
@@ -269,7 +278,7 @@ export class WebhooksService {
     return CHANGE_OBJECTS.filter((type) => asked.includes(type));
   }
 
-  private openCursor(endpoint: EndpointRow, cursor: string): FeedPosition {
+  private openCursor(endpoint: EndpointView, cursor: string): FeedPosition {
     try {
       return openFeedCursor(this.codec, cursor, feedBinding(endpoint.company_id, typesOf(endpoint)));
     } catch {
@@ -300,7 +309,9 @@ export class WebhooksService {
 
 /** The hash an idempotent request is compared by: its operation and its body, keys sorted. */
 export function requestHash(operation: string, body: unknown): string {
-  return createHash('sha256').update(`${operation}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 function canonicalJson(value: unknown): string {

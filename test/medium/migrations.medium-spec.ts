@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AUDIT_READ_SQL, CLIENT_NAMES_SQL } from '../../src/audit/audit-read-sql';
+import { ROTATE_SECRET_SQL } from '../../src/webhooks/webhook-secrets-sql';
 import { TOKEN_SECRETS_SQL } from '../../src/auth/token-secrets-sql';
 import { CAPTURE_FUNCTIONS, CAPTURE_TRIGGERS, functionBody, functionName } from '../../src/changes/capture-sql';
 import { DatabaseUrls } from '../../src/config/database-urls';
@@ -102,14 +103,14 @@ describe('migrations', () => {
     }
   });
 
-  it('holds today’s audit read path (src/audit/audit-read-sql.ts) and token secrets (src/auth/token-secrets-sql.ts): running their statements on a fresh database changes nothing', async () => {
+  it('holds today’s audit read path (src/audit/audit-read-sql.ts), token secrets (src/auth/token-secrets-sql.ts) and webhook secret rotation (src/webhooks/webhook-secrets-sql.ts): running their statements on a fresh database changes nothing', async () => {
     const db = await open(fresh);
     try {
       const before = await fingerprint(db);
       const runner = db.createQueryRunner();
       await runner.startTransaction();
       try {
-        for (const sql of [...AUDIT_READ_SQL, ...CLIENT_NAMES_SQL, ...TOKEN_SECRETS_SQL]) await runner.query(sql);
+        for (const sql of [...AUDIT_READ_SQL, ...CLIENT_NAMES_SQL, ...TOKEN_SECRETS_SQL, ...ROTATE_SECRET_SQL]) await runner.query(sql);
         const after = await fingerprint(runner.manager as unknown as DataSource);
         expect(after).toEqual(before);
       } finally {

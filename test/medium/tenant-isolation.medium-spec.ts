@@ -118,6 +118,7 @@ describe('tenant isolation in the database', () => {
         'app_company_clients',
         'app_mark_change_horizon',
         'app_record_change_epoch',
+        'app_rotate_webhook_secret',
       ]);
       for (const c of config)
         expect({ name: c.name, search_path: c.search_path }).toEqual({
@@ -270,6 +271,57 @@ describe('tenant isolation in the database', () => {
     it('gives the API role no privilege at all on the credential tables', async () => {
       await expect(api.query('SELECT * FROM api_clients')).rejects.toThrow(/permission denied/);
       await expect(api.query('SELECT * FROM client_secrets')).rejects.toThrow(/permission denied/);
+    });
+
+    it('lets the API role write a webhook secret but read none, and read deliveries without their body', async () => {
+      const can = async (table: string, column: string, privilege: string): Promise<boolean> =>
+        (await api.query(`SELECT has_column_privilege(current_user, $1, $2, $3) AS p`, [table, column, privilege]))[0].p;
+      for (const column of ['secret', 'previous_secret']) {
+        expect({ column, select: await can('webhook_endpoints', column, 'SELECT') }).toEqual({ column, select: false });
+      }
+      expect(await can('webhook_endpoints', 'secret', 'INSERT')).toBe(true);
+      expect(await can('webhook_endpoints', 'url', 'SELECT')).toBe(true);
+      expect(await can('webhook_deliveries', 'payload', 'SELECT')).toBe(false);
+      expect(await can('webhook_deliveries', 'payload', 'UPDATE')).toBe(false);
+      expect(await can('webhook_deliveries', 'status', 'SELECT')).toBe(true);
+      await expect(api.query('SELECT secret FROM webhook_endpoints')).rejects.toThrow(/permission denied/);
+      await expect(api.query('SELECT payload FROM webhook_deliveries')).rejects.toThrow(/permission denied/);
+      await expect(api.query('DELETE FROM webhook_deliveries')).rejects.toThrow(/permission denied/);
+    });
+
+    it('lets the API role rotate only its own company’s webhook secret, through the definer function', async () => {
+      const made = async (company: Company) =>
+        (
+          await owner.query(
+            `INSERT INTO webhook_endpoints (public_id, company_id, url, secret, position_epoch, position_xid)
+             VALUES ($1, $2, 'https://example.com/hook', 'sealed-old', 1, '1') RETURNING id::text AS id`,
+            [mintId('webhookEndpoint'), company.id],
+          )
+        )[0].id as string;
+      const [mine, theirs] = [await made(a), await made(b)];
+      const rotate = (id: string) =>
+        app
+          .get(ClsService)
+          .run(() =>
+            app
+              .get(TenantTransaction)
+              .runWritable(
+                a.id,
+                async (sql) => (await sql.query('SELECT app_rotate_webhook_secret($1, $2, 60) AS until', [id, 'sealed-new'])).rows[0].until,
+              ),
+          );
+      expect(await rotate(mine)).not.toBeNull();
+      expect(await rotate(mine)).toBeNull(); // a previous secret signs: refused in the same statement
+      expect(await rotate(theirs)).toBeNull();
+      const rows: Array<{ id: string; secret: string; previous_secret: string | null }> = await owner.query(
+        'SELECT id::text AS id, secret, previous_secret FROM webhook_endpoints WHERE id = ANY ($1::bigint[]) ORDER BY id',
+        [[mine, theirs]],
+      );
+      expect(rows).toEqual([
+        { id: mine, secret: 'sealed-new', previous_secret: 'sealed-old' },
+        { id: theirs, secret: 'sealed-old', previous_secret: null },
+      ]);
+      await owner.query('DELETE FROM webhook_endpoints WHERE id = ANY ($1::bigint[])', [[mine, theirs]]);
     });
 
     it('lets the API role look up exactly one client by id, and nothing by anything else', async () => {

@@ -72,7 +72,7 @@ describe('webhook batches and job runs under concurrent transactions [waits]', (
 
   async function newEndpoint(types: ChangeObject[] | null = null): Promise<EndpointRow> {
     const company = await createCompany(owner);
-    const row = await endpoints.insert(pool, {
+    const { id } = await endpoints.insert(pool, {
       publicId: mintId('webhookEndpoint'),
       companyId: company.id,
       url: 'http://127.0.0.1:9/hook',
@@ -81,8 +81,8 @@ describe('webhook batches and job runs under concurrent transactions [waits]', (
       sealedSecret: 'sealed (never opened here)',
       position: await endpoints.head(),
     });
-    made.push(row.id);
-    return row;
+    made.push(id);
+    return (await endpoints.byId(id))!;
   }
 
   /** A transaction of its own on one of the owner's connections, rolled back after the test unless committed. */

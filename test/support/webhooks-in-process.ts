@@ -6,7 +6,18 @@ import { ALL_SCOPES } from '../../src/contract/scopes';
 import { WebhookAdmin } from '../../src/webhooks/webhook-admin';
 import { runCli } from './cli';
 import { createTenant, Tenant } from './tenant';
-import { createTestApp, ownerDataSource, TEST_CURSOR_SECRET } from './test-app';
+import { CursorCodec } from '../../src/common/cursors/cursor-codec';
+import { loadConfig } from '../../src/config/app-config';
+import { DatabaseUrls } from '../../src/config/database-urls';
+import { RuntimeSecrets } from '../../src/config/runtime-secrets';
+import { OwnerPool } from '../../src/database/owner-pool';
+import { Metrics } from '../../src/metrics/metrics';
+import { IdempotencyKeys } from '../../src/webhooks/idempotency-keys';
+import { WebhookDeliveries } from '../../src/webhooks/webhook-deliveries.repository';
+import { WebhookEndpoints } from '../../src/webhooks/webhook-endpoints.repository';
+import { SigningKeys } from '../../src/webhooks/webhook-secrets';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
+import { assertTestDatabase, createTestApp, ownerDataSource, TEST_CURSOR_SECRET, TEST_WEBHOOK_SECRET_KEY } from './test-app';
 import { WebhookReceiver } from './webhook-receiver';
 
 /** A compressed retry schedule (1, 2 and 4 seconds, ±20%): three retries, then the delivery gives up. */
@@ -41,8 +52,8 @@ export function webhooksInProcess() {
   let db: DataSource;
   let app: NestExpressApplication;
   let http: ReturnType<typeof request>;
-  // The admin service as the CLI builds it (the schema owner's connections), without its process: the in-process worker's.
-  const admin = () => app.get(WebhookAdmin, { strict: false });
+  let admin: WebhookAdmin;
+  let adminPool: OwnerPool;
   const receivers: WebhookReceiver[] = [];
 
   const start = async () => {
@@ -53,10 +64,31 @@ export function webhooksInProcess() {
   beforeAll(async () => {
     db = await ownerDataSource();
     await start();
+    // The admin service as the CLI builds it (the schema owner's connections), without its process.
+    const api = assertTestDatabase(process.env.TEST_DATABASE_URL);
+    const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: '1' });
+    adminPool = new OwnerPool(
+      new DatabaseUrls(api, assertTestDatabase(process.env.TEST_MIGRATION_DATABASE_URL), api),
+      config,
+      new Metrics(false),
+    );
+    const endpoints = new WebhookEndpoints(adminPool);
+    const keys = new SigningKeys(new RuntimeSecrets(TEST_CURSOR_SECRET, '', [], TEST_WEBHOOK_SECRET_KEY));
+    const service = new WebhooksService(
+      endpoints,
+      new WebhookDeliveries(adminPool),
+      new CursorCodec(TEST_CURSOR_SECRET),
+      config,
+      keys,
+      new IdempotencyKeys(keys),
+    );
+    // No tenant transaction or feed: replays, which read the feed, these tests run through the CLI.
+    admin = new WebhookAdmin(service, endpoints, adminPool, undefined as never, undefined as never);
   });
 
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
+    await adminPool?.onApplicationShutdown();
     await app?.close();
     await db?.destroy();
   });
@@ -93,8 +125,8 @@ export function webhooksInProcess() {
     },
     /** Through the service the CLI runs, as the schema owner, in this process. */
     addEndpoint: (t: Tenant, url: string, types?: ChangeObject[]): Promise<Endpoint> =>
-      admin().add({ company: t.company.publicId, url, types }) as Promise<Endpoint>,
-    deliveriesOf: (endpoint: Endpoint) => admin().deliveries(endpoint.endpoint_id, 50),
-    endpointsOf: (t: Tenant) => admin().list(t.company.publicId),
+      admin.add({ company: t.company.publicId, url, types }) as Promise<Endpoint>,
+    deliveriesOf: (endpoint: Endpoint) => admin.deliveries(endpoint.endpoint_id, 50),
+    endpointsOf: (t: Tenant) => admin.list(t.company.publicId),
   };
 }

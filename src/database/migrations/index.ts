@@ -37,6 +37,7 @@ import { SharedRowOrder1766600000003 } from './1766600000003-shared-row-order';
 import { AuditReadBounded1766700000005 } from './1766700000005-audit-read-bounded';
 import { DocumentTranscripts1766700000006 } from './1766700000006-document-transcripts';
 import { WebhookEndpointsApi1766800000000 } from './1766800000000-webhook-endpoints-api';
+import { WebhookSecretRotation1766800000001 } from './1766800000001-webhook-secret-rotation';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   AuditReadBounded1766700000005,
   DocumentTranscripts1766700000006,
   WebhookEndpointsApi1766800000000,
+  WebhookSecretRotation1766800000001,
 ];
