@@ -85,11 +85,7 @@ export class RecordingsService {
    * the same ids. Unavailable, a transcript has no text to render: 404, its status in the detail
    * (the JSON answer says `available: false`).
    */
-  async captions(
-    c: RecordingCollection,
-    id: string,
-    request: { format?: CaptionFormat; accept?: string } = {},
-  ): Promise<SerializedBody> {
+  async captions(c: RecordingCollection, id: string, request: { format?: CaptionFormat; accept?: string } = {}): Promise<SerializedBody> {
     const json = await this.part(c, id, 'transcript');
     const transcript = JSON.parse(json.text) as TranscriptDto;
     if (!transcript.available) {

@@ -81,7 +81,11 @@ describe('interface description', () => {
       for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript', '/transcript/captions']) {
         const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
         expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
-          suffix === '' ? [`path:${id}`, 'query:include'] : suffix === '/transcript/captions' ? [`path:${id}`, 'query:format'] : [`path:${id}`],
+          suffix === ''
+            ? [`path:${id}`, 'query:include']
+            : suffix === '/transcript/captions'
+              ? [`path:${id}`, 'query:format']
+              : [`path:${id}`],
         );
         expect(op.security).toEqual([{ oauth2: suffix.startsWith('/transcript') ? [scope, 'transcriptions.read'] : [scope] }]);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429', '503']));

@@ -281,7 +281,16 @@ describe('GET …/transcript/captions in WebVTT, SRT and text; GET …/transcrip
 
       it('answers the transcript route in JSON only, byte for byte what include=transcript embeds, whatever Accept asks, without Vary: Accept', async () => {
         const embedded = (await get(`${c.path}/${id}?include=transcript`).expect(200)).body.data.included.transcript;
-        for (const accept of [undefined, 'application/json', 'text/vtt', 'application/x-subrip', 'text/plain', 'text/*', '*/*', 'text/html']) {
+        for (const accept of [
+          undefined,
+          'application/json',
+          'text/vtt',
+          'application/x-subrip',
+          'text/plain',
+          'text/*',
+          '*/*',
+          'text/html',
+        ]) {
           const req = getText(url);
           const res = await (accept === undefined ? req : req.set('Accept', accept)).expect(200);
           expect([accept, res.headers['content-type']]).toEqual([accept, 'application/json; charset=utf-8']);
