@@ -17,17 +17,18 @@ import { CAPTION_MEDIA_TYPES } from './transcript-renditions';
 
 /**
  * The captions' `200`. The answer is WebVTT, SubRip or plain text, as `format` (else `Accept`)
- * chooses, yet the document gives it ONE media type, the range `*\/*`, with one string schema:
- * every operation of the document has one media type per success answer, so that a client
- * generated from it (openapi-typescript with openapi-fetch, orval) types each answer as one
- * thing, here a `string`, and keeps that type whatever formats are added. Three keys, even all
- * strings, made generators name and union the variants (orval's response types, openapi-fetch's
- * media filter), the breaking change a second media type on the transcript route caused. A range
- * is still true of the wire (OpenAPI 3.1 §4.8.14: a key may be a media type range), where
- * `text/vtt` or `text/plain` alone would be false for the other formats; the media type each
- * format is sent with is in the description and docs/API.md ("Transcripts as captions").
- * test/e2e/openapi.e2e-spec.ts holds every operation to one media type per success answer, and
- * test/e2e/generated-client.e2e-spec.ts compiles a client generated with default options.
+ * chooses, yet the document gives it ONE media type, the range `*\/*`, with one string schema.
+ * Every operation of the document has one media type per success answer (docs/API.md,
+ * "Transcripts as captions"), so that a client generated from it types each answer as one
+ * thing, here a `string`, and keeps that type when a format is added: a second media type on the
+ * transcript route made openapi-fetch's answer `string | {data: …}` and orval rename its
+ * response types. Three string-typed keys would leave each generator to decide what several
+ * media types make; one key leaves nothing to decide. A range is still true of the wire (a
+ * content key may be a media type range, the most specific one applying), where `text/vtt` or
+ * `text/plain` alone would be false for the other formats; the media type of each format is in
+ * the description. test/e2e/openapi.e2e-spec.ts holds every operation to one media type per
+ * success answer; test/e2e/generated-client.e2e-spec.ts compiles a program against a client
+ * generated with default options.
  */
 const CAPTIONS_OK = {
   status: 200,

@@ -133,7 +133,7 @@ export class OpenApiResponses {
     if (!response || res.status !== expectedStatus) return [`undocumented answer: ${key} (got ${res.status})`];
     const problems: string[] = [];
     // The media type the answer says it is must be one the response documents, or in a range it
-    // documents (`text/*`, `*/*`: the most specific key applies, OpenAPI 3.1 §4.8.14); its schema checks the body.
+    // documents (`text/*`, `*/*`: the most specific key applies, as OpenAPI says); its schema checks the body.
     const sent = res.headers?.['content-type'];
     const type = sent === undefined ? undefined : String(sent).split(';')[0].trim().toLowerCase();
     const documented = Object.keys(response.content ?? {});
