@@ -10,6 +10,7 @@ import type {
   AnswerOf,
   Call,
   CallListQuery,
+  CaptionsQuery,
   Change,
   ChangesPage,
   ChangesQuery,
@@ -30,6 +31,8 @@ import type {
   OverallEvaluation,
   PathParamsOf,
   RecordingPart,
+  TextPathParamsOf,
+  TextRoute,
   Transcript,
 } from './types.js';
 
@@ -50,6 +53,14 @@ interface WireRoute {
     requestBody?: never;
     responses: { 200: { headers: Record<string, unknown>; content: { 'application/json': unknown } } };
   };
+}
+
+/** Refuses a path id that is not one: an empty or dot segment would be normalised away and reach another route. */
+function checkIds(pathParams: Record<string, unknown> | undefined): void {
+  for (const [name, id] of Object.entries(pathParams ?? {})) {
+    if (typeof id !== 'string' || id === '' || id === '.' || id === '..')
+      throw new TypeError(`${name} must be an id, not ${JSON.stringify(id)}`);
+  }
 }
 
 /** Comma-joins the list parameters; drops undefined values. */
@@ -85,7 +96,7 @@ export class ConversationApi {
 
   constructor(options: ConversationApiOptions) {
     this.transport = new Transport(options);
-    this.http = createClient<Record<JsonRoute | '/v1/export', WireRoute>>({ baseUrl: this.transport.baseUrl });
+    this.http = createClient<Record<JsonRoute | TextRoute | '/v1/export', WireRoute>>({ baseUrl: this.transport.baseUrl });
     this.meetings = new RecordingResource(this, '/v1/meetings');
     this.calls = new RecordingResource(this, '/v1/calls');
     this.emails = new ConversationResource(this, '/v1/emails');
@@ -132,11 +143,7 @@ export class ConversationApi {
     pathParams: PathParamsOf<P>,
     options: RequestOptions = {},
   ): Promise<AnswerOf<P>> {
-    for (const [name, id] of Object.entries(pathParams ?? {})) {
-      // An empty or dot segment would be normalised away and reach another route.
-      if (typeof id !== 'string' || id === '' || id === '.' || id === '..')
-        throw new TypeError(`${name} must be an id, not ${JSON.stringify(id)}`);
-    }
+    checkIds(pathParams);
     try {
       const route: JsonRoute = path; // openapi-fetch resolves a route's types from a path that is not generic
       const { data } = await this.http.GET(route, {
@@ -150,6 +157,23 @@ export class ConversationApi {
         throw new ApiError({ status: 200, code: 'INVALID_RESPONSE', detail: `${path}: the answer is not JSON`, cause: error });
       throw error;
     }
+  }
+
+  /** One GET of a text route (the captions) through the transport; its 200 body as text, whatever its media type. @internal */
+  async text<P extends TextRoute>(
+    path: P,
+    query: object | undefined,
+    pathParams: TextPathParamsOf<P>,
+    options: RequestOptions = {},
+  ): Promise<string> {
+    checkIds(pathParams);
+    const route: TextRoute = path;
+    const { data } = await this.http.GET(route, {
+      params: { query: serialize(query), path: pathParams },
+      parseAs: 'text',
+      fetch: (request: Request) => this.transport.send(request, options),
+    });
+    return data as string;
   }
 
   /** A list route as an iterable of its items (`T`, what its pages hold). @internal */
@@ -174,6 +198,7 @@ const RECORDING_ROUTES = {
     evaluation: '/v1/meetings/{meeting_id}/evaluations/overall',
     answers: '/v1/meetings/{meeting_id}/answers',
     transcript: '/v1/meetings/{meeting_id}/transcript',
+    captions: '/v1/meetings/{meeting_id}/transcript/captions',
     ids: (id: string) => ({ meeting_id: id }),
   },
   '/v1/calls': {
@@ -181,11 +206,12 @@ const RECORDING_ROUTES = {
     evaluation: '/v1/calls/{call_id}/evaluations/overall',
     answers: '/v1/calls/{call_id}/answers',
     transcript: '/v1/calls/{call_id}/transcript',
+    captions: '/v1/calls/{call_id}/transcript/captions',
     ids: (id: string) => ({ call_id: id }),
   },
 } as const;
 
-/** Meetings and calls: lists, details, and each one's evaluation, answers and transcript. */
+/** Meetings and calls: lists, details, and each one's evaluation, answers, transcript and captions. */
 export class RecordingResource<R, Q extends object> {
   private readonly routes: (typeof RECORDING_ROUTES)[keyof typeof RECORDING_ROUTES];
   constructor(
@@ -218,6 +244,15 @@ export class RecordingResource<R, Q extends object> {
   /** Its transcript (needs `transcriptions.read`): `available: false` with its status when there is none to read. */
   async transcript(id: string, options?: RequestOptions): Promise<Transcript> {
     return (await this.api.get(this.routes.transcript, {}, this.routes.ids(id), options)).data;
+  }
+
+  /**
+   * Its transcript as captions (needs `transcriptions.read`), as text: WebVTT unless `format` says
+   * `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). `ApiError` 404
+   * `RESOURCE_NOT_FOUND` when the transcript is not available (its status in the detail).
+   */
+  async captions(id: string, query: CaptionsQuery = {}, options?: RequestOptions): Promise<string> {
+    return this.api.text(this.routes.captions, { format: query.format ?? 'vtt' }, this.routes.ids(id), options);
   }
 }
 

@@ -51,6 +51,16 @@ export type ExportQuery = Omit<Query<'exportRecords', { types: ExportType; inclu
 export type JsonRoute = {
   [P in keyof paths]: paths[P]['get'] extends { responses: { 200: { content: { 'application/json': unknown } } } } ? P : never;
 }[keyof paths];
+/** The routes that answer a GET with one string whatever its format: the transcripts' captions (WebVTT, SubRip or text). */
+export type TextRoute = {
+  [P in keyof paths]: paths[P]['get'] extends { responses: { 200: { content: { '*/*': string } } } } ? P : never;
+}[keyof paths];
+/** The formats of the captions: `vtt` (WebVTT, the default), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). */
+export type CaptionFormat = NonNullable<NonNullable<operations['getMeetingTranscriptCaptions']['parameters']['query']>['format']>;
+/** The query of the captions routes. */
+export type CaptionsQuery = NonNullable<operations['getMeetingTranscriptCaptions']['parameters']['query']>;
+/** The ids a text route's path names. */
+export type TextPathParamsOf<P extends TextRoute> = paths[P]['get']['parameters']['path'];
 /** The body a route answers with 200. */
 export type AnswerOf<P extends JsonRoute> = paths[P]['get']['responses'][200]['content']['application/json'];
 /** The ids a route's path names (`undefined` for a route that names none). */

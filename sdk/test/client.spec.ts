@@ -1,5 +1,5 @@
-import { ConversationApi } from '../src/index.js';
-import { CONTEXT, contextAnswer, harness, json } from './fakes';
+import { ApiError, ConversationApi } from '../src/index.js';
+import { CONTEXT, contextAnswer, envelope, harness, json, rejection } from './fakes';
 
 function page(ids: string[], nextCursor: string | null, hasMore: boolean, limit = 2): Response {
   return json(200, {
@@ -211,6 +211,53 @@ describe('typed methods', () => {
     expect(query(sent!.url)).toEqual(expectedQuery);
     expect(sent!.url.origin).toBe('https://api.test');
     expect(sent!.headers.get('authorization')).toBe('Bearer tok_1');
+  });
+
+  describe('captions', () => {
+    const VTT = 'WEBVTT\n\n00:00:00.000 --> 00:00:01.200\n<v Ana>Olá &amp; bem-vindos.\n';
+    const text = (body: string, type: string) => new Response(body, { status: 200, headers: { 'Content-Type': `${type}; charset=utf-8` } });
+
+    it.each<[string, (api: ConversationApi) => Promise<string>, string, string]>([
+      ['meetings.captions', (api) => api.meetings.captions(ID), `/v1/meetings/${ENC}/transcript/captions`, 'vtt'],
+      ['meetings.captions srt', (api) => api.meetings.captions(ID, { format: 'srt' }), `/v1/meetings/${ENC}/transcript/captions`, 'srt'],
+      ['calls.captions', (api) => api.calls.captions(ID), `/v1/calls/${ENC}/transcript/captions`, 'vtt'],
+      ['calls.captions text', (api) => api.calls.captions(ID, { format: 'text' }), `/v1/calls/${ENC}/transcript/captions`, 'text'],
+    ])('%s requests GET %s and returns the body as it came', async (_name, call, path, format) => {
+      const { api, server } = harness();
+      server.answers.push(text(VTT, 'text/vtt'));
+
+      const body: string = await call(api);
+      expect(body).toBe(VTT);
+      const [sent] = server.apiRequests;
+      expect(`${sent!.method} ${sent!.path}`).toBe(`GET ${path}`);
+      expect(query(sent!.url)).toEqual({ format });
+      expect(sent!.headers.get('authorization')).toBe('Bearer tok_1');
+    });
+
+    it('keeps a body that is not JSON as it is (SubRip, plain text)', async () => {
+      const { api, server } = harness();
+      server.answers.push(
+        text('1\n00:00:00,000 --> 00:00:01,200\nAna: {"not": json\n', 'application/x-subrip'),
+        text('Ana: oi\n', 'text/plain'),
+      );
+      await expect(api.meetings.captions(ID, { format: 'srt' })).resolves.toBe('1\n00:00:00,000 --> 00:00:01,200\nAna: {"not": json\n');
+      await expect(api.meetings.captions(ID, { format: 'text' })).resolves.toBe('Ana: oi\n');
+    });
+
+    it('throws the ApiError of an unavailable transcript (404 RESOURCE_NOT_FOUND, its status in the detail)', async () => {
+      const { api, server } = harness();
+      const detail = "The meeting's transcript is not available: its status is processing.";
+      server.answers.push(envelope(404, 'RESOURCE_NOT_FOUND', { type: 'NotFoundError', detail }));
+      const error = await rejection(api.meetings.captions(ID));
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status: 404, code: 'RESOURCE_NOT_FOUND', detail });
+    });
+
+    it('refuses an id that is no path segment before sending anything', async () => {
+      const { api, server } = harness();
+      await expect(api.calls.captions('..')).rejects.toThrow(TypeError);
+      expect(server.apiRequests).toHaveLength(0);
+    });
   });
 
   it('context() requests GET /v1/context and returns its data', async () => {

@@ -44,7 +44,7 @@ describe('route rate-limit policies', () => {
       for (const handler of ['list', 'get']) expect(policiesOf(controller, handler)).toEqual(['client', 'company']);
     }
     for (const controller of [MeetingsController, CallsController]) {
-      for (const handler of ['list', 'get', 'answers', 'transcript', 'overallEvaluation'])
+      for (const handler of ['list', 'get', 'answers', 'transcript', 'captions', 'overallEvaluation'])
         expect(policiesOf(controller, handler)).toEqual(['client', 'company']);
     }
     expect(policiesOf(ContextController, 'get')).toEqual(['client', 'company']);
@@ -56,7 +56,7 @@ describe('route rate-limit policies', () => {
     for (const controller of [EmailsController, ChatController])
       expect(handlers(controller).sort()).toEqual(['get', 'list', 'message', 'messages']);
     for (const controller of [MeetingsController, CallsController])
-      expect(handlers(controller).sort()).toEqual(['answers', 'get', 'list', 'overallEvaluation', 'transcript']);
+      expect(handlers(controller).sort()).toEqual(['answers', 'captions', 'get', 'list', 'overallEvaluation', 'transcript']);
     expect(handlers(ContextController)).toEqual(['get']);
   });
 
@@ -77,6 +77,7 @@ describe('route rate-limit policies', () => {
         expect(costOf(controller, handler, 'messages', 'company')).toBe(1);
       }
       expect(costOf(controller, 'transcript', 'transcript', 'client')).toBe(1);
+      expect(costOf(controller, 'captions', 'transcript', 'client')).toBe(1);
     }
     for (const controller of [EmailsController, ChatController]) {
       for (const handler of ['list', 'get']) {

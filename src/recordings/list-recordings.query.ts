@@ -12,12 +12,12 @@ import { Instant } from '../common/validation/instant';
 import {
   Audience,
   AUDIENCES,
+  CAPTION_FORMATS,
+  CaptionFormat,
   MEDIA_TYPES,
   MediaType,
   RECORDING_PARTS,
   RecordingPart,
-  TRANSCRIPT_FORMATS,
-  TranscriptFormat,
 } from './recording.vocabulary';
 
 const INCLUDE =
@@ -79,11 +79,11 @@ export class GetRecordingQuery {
   include?: RecordingPart[];
 }
 
-/** Query of a meeting's or a call's transcript: the format only. */
-export class TranscriptQuery {
+/** Query of a meeting's or a call's captions (`…/transcript/captions`): the format only. */
+export class CaptionsQuery {
   @EnumFilter(
-    TRANSCRIPT_FORMATS,
-    'The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read.',
+    CAPTION_FORMATS,
+    'The format of the answer: `vtt` (WebVTT, the default), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT); with it, `Accept` is not read.',
   )
-  format?: TranscriptFormat;
+  format?: CaptionFormat;
 }

@@ -36,9 +36,9 @@ export type TranscriptStatus = (typeof TRANSCRIPT_STATUSES)[number];
 export const TRANSCRIPT_VARIANTS = ['enhanced', 'original'] as const;
 export type TranscriptVariant = (typeof TRANSCRIPT_VARIANTS)[number];
 
-/** `format` of `GET …/transcript`: the JSON object, or the utterances as WebVTT, SubRip or plain text (transcript-renditions.ts). */
-export const TRANSCRIPT_FORMATS = ['json', 'vtt', 'srt', 'text'] as const;
-export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+/** `format` of `GET …/transcript/captions`: the utterances as WebVTT (the default), SubRip or plain text (transcript-renditions.ts). */
+export const CAPTION_FORMATS = ['vtt', 'srt', 'text'] as const;
+export type CaptionFormat = (typeof CAPTION_FORMATS)[number];
 
 export const EVALUATION_STATUSES = ['not_started', 'processing', 'completed', 'failed'] as const;
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];

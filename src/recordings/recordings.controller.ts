@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Req, Type } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
 import { VaryOn } from '../common/http/vary.interceptor';
 import { ApiNotFound } from '../common/openapi/error-envelope.dto';
@@ -8,21 +8,31 @@ import { RESPONSE_HEADERS } from '../common/openapi/response-headers';
 import { NoQuery } from '../common/validation/query-params';
 import { idParamOf, named } from '../conversations/collection-descriptor';
 import { IdsFilter } from '../common/validation/query-params';
-import { GetRecordingQuery, ListRecordingsQuery, TranscriptQuery } from './list-recordings.query';
+import { CaptionsQuery, GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
 import { AnswerListEnvelope, OverallEvaluationEnvelope, TranscriptEnvelope } from './recording.dto';
 import { RECORDING_COLLECTIONS, RecordingCollection } from './recording-collections';
 import { IncludeCosts } from '../rate-limit/rate-limit.decorators';
 import { RecordingsService } from './recordings.service';
-import { TRANSCRIPT_MEDIA_TYPES } from './transcript-renditions';
+import { CAPTION_MEDIA_TYPES } from './transcript-renditions';
 
 /**
- * The transcript's `200`: the JSON envelope, or the utterances as text in the format asked for;
- * the answer depends on `Accept`, which `Vary` always names.
+ * The captions' `200`. The answer is WebVTT, SubRip or plain text, as `format` (else `Accept`)
+ * chooses, yet the document gives it ONE media type, the range `*\/*`, with one string schema.
+ * Every operation of the document has one media type per success answer (docs/API.md,
+ * "Transcripts as captions"), so that a client generated from it types each answer as one
+ * thing, here a `string`, and keeps that type when a format is added: a second media type on the
+ * transcript route made openapi-fetch's answer `string | {data: …}` and orval rename its
+ * response types. Three string-typed keys would leave each generator to decide what several
+ * media types make; one key leaves nothing to decide. A range is still true of the wire (a
+ * content key may be a media type range, the most specific one applying), where `text/vtt` or
+ * `text/plain` alone would be false for the other formats; the media type of each format is in
+ * the description. test/e2e/openapi.e2e-spec.ts holds every operation to one media type per
+ * success answer; test/e2e/generated-client.e2e-spec.ts compiles a program against a client
+ * generated with default options.
  */
-const TRANSCRIPT_OK = {
+const CAPTIONS_OK = {
   status: 200,
-  description:
-    'The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats").',
+  description: `The utterances as captions or text: \`${CAPTION_MEDIA_TYPES.vtt}\` (WebVTT, the default), \`${CAPTION_MEDIA_TYPES.srt}\` (SubRip) or \`${CAPTION_MEDIA_TYPES.text}\`, each \`; charset=utf-8\`, as \`format\` (else \`Accept\`) chooses (docs/API.md, "Transcripts as captions").`,
   headers: {
     Vary: {
       ...RESPONSE_HEADERS.Vary,
@@ -31,14 +41,13 @@ const TRANSCRIPT_OK = {
     },
   },
   content: {
-    [TRANSCRIPT_MEDIA_TYPES.json]: { schema: { $ref: getSchemaPath(TranscriptEnvelope) } },
-    [TRANSCRIPT_MEDIA_TYPES.vtt]: {
-      schema: { type: 'string' as const, description: 'WebVTT, a cue per utterance, `<v Speaker>` voice spans.' },
+    '*/*': {
+      schema: {
+        type: 'string' as const,
+        description:
+          'WebVTT (a cue per utterance, `<v Speaker>` voice spans), SubRip (a cue per utterance, numbered from 1, `Speaker: text`) or plain text (a `Speaker: text` line per utterance); the `Content-Type` says which.',
+      },
     },
-    [TRANSCRIPT_MEDIA_TYPES.srt]: {
-      schema: { type: 'string' as const, description: 'SubRip, a cue per utterance, numbered from 1, `Speaker: text`.' },
-    },
-    [TRANSCRIPT_MEDIA_TYPES.text]: { schema: { type: 'string' as const, description: 'A `Speaker: text` line per utterance.' } },
   },
 };
 
@@ -111,17 +120,30 @@ function recordingsController(c: RecordingCollection): Type {
     @ApiOperation({
       operationId: `get${c.operationNoun}Transcript`,
       summary: `The ${c.noun}'s transcript (enhanced when available, else original)`,
-      description:
-        'As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer\'s utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.',
+      description: `JSON only (\`Accept\` does not change the answer); its utterances as WebVTT, SubRip or plain text are \`GET ${c.path}/{${c.idParam}}/transcript/captions\`.`,
     })
     @ApiParam(param)
-    @ApiExtraModels(TranscriptEnvelope)
-    @ApiResponse(TRANSCRIPT_OK)
-    @ApiNotFound('or, in a text format, a transcript that is not available (its status in the detail)')
+    @ApiOkResponse({ type: TranscriptEnvelope })
+    @ApiNotFound()
+    transcript(@Param(c.idParam) id: string, @Query() _query: NoQuery) {
+      return this.recordings.transcript(c, id);
+    }
+
+    @Get(`:${c.idParam}/transcript/captions`)
+    @Authenticated(c.scope, c.contentScope)
+    @ApiOperation({
+      operationId: `get${c.operationNoun}TranscriptCaptions`,
+      summary: `The ${c.noun}'s transcript as captions: WebVTT, SubRip or plain text`,
+      description:
+        'The utterances of the transcript route\'s answer, in its order, as WebVTT (the default), SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT), normalised as docs/API.md says ("Transcripts as captions"). An unavailable transcript has none: `404`, its status in the detail. Errors are always JSON.',
+    })
+    @ApiParam(param)
+    @ApiResponse(CAPTIONS_OK)
+    @ApiNotFound('or a transcript that is not available (its status in the detail)')
     @VaryOn('Accept')
     // The request, not @Headers('accept'): the document would list Accept as a parameter, which OpenAPI forbids.
-    transcript(@Param(c.idParam) id: string, @Query() query: TranscriptQuery, @Req() req: Request) {
-      return this.recordings.transcript(c, id, { format: query.format, accept: req.headers.accept });
+    captions(@Param(c.idParam) id: string, @Query() query: CaptionsQuery, @Req() req: Request) {
+      return this.recordings.captions(c, id, { format: query.format, accept: req.headers.accept });
     }
   }
   return named(RecordingsController, c);

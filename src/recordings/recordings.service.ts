@@ -11,10 +11,10 @@ import { AppConfig } from '../config/app-config';
 import { GetRecordingQuery, ListRecordingsQuery } from './list-recordings.query';
 import { RecordingCollection } from './recording-collections';
 import { TranscriptDto } from './recording.dto';
-import { RecordingPart, TranscriptFormat } from './recording.vocabulary';
+import { CaptionFormat, RecordingPart } from './recording.vocabulary';
 import { RecordingsRepository } from './recordings.repository';
 import { RecordingDocumentRow } from './recording.sql';
-import { renderTranscript, transcriptFormatOf } from './transcript-renditions';
+import { captionFormatOf, renderTranscript } from './transcript-renditions';
 
 /** Meetings and calls: one implementation, told by each call which collection it serves. */
 @Injectable()
@@ -74,25 +74,24 @@ export class RecordingsService {
     return this.part(c, id, 'answers');
   }
 
+  /** The transcript as JSON: exactly what `include=transcript` embeds (`available: false` with its status when unreadable). */
+  transcript(c: RecordingCollection, id: string): Promise<JsonText> {
+    return this.part(c, id, 'transcript');
+  }
+
   /**
-   * The transcript in the format the request asks for (`format`, else `Accept`): as JSON,
-   * exactly what `include=transcript` embeds; or its utterances rendered from that same object
-   * as WebVTT, SRT or text, audited under the same ids. Unavailable, a transcript has no text
-   * to render: 404, its status in the detail (the JSON answer says `available: false`).
+   * The transcript's utterances as captions in the format the request asks for (`format`, else
+   * `Accept`, else WebVTT): rendered from the object the transcript route answers, audited under
+   * the same ids. Unavailable, a transcript has no text to render: 404, its status in the detail
+   * (the JSON answer says `available: false`).
    */
-  async transcript(
-    c: RecordingCollection,
-    id: string,
-    request: { format?: TranscriptFormat; accept?: string } = {},
-  ): Promise<JsonText | SerializedBody> {
+  async captions(c: RecordingCollection, id: string, request: { format?: CaptionFormat; accept?: string } = {}): Promise<SerializedBody> {
     const json = await this.part(c, id, 'transcript');
-    const format = transcriptFormatOf(request.format, request.accept);
-    if (format === 'json') return json;
     const transcript = JSON.parse(json.text) as TranscriptDto;
     if (!transcript.available) {
       throw ApiError.notFound(`The ${c.noun}'s transcript is not available: its status is ${transcript.status}.`);
     }
-    const { text, contentType } = renderTranscript(format, transcript.utterances);
+    const { text, contentType } = renderTranscript(captionFormatOf(request.format, request.accept), transcript.utterances);
     return new SerializedBody([text], [...json.resourceIds], contentType);
   }
 

@@ -1,8 +1,8 @@
-import { TranscriptFormat } from './recording.vocabulary';
+import { CaptionFormat } from './recording.vocabulary';
 
 /**
- * A transcript's utterances as WebVTT, SubRip (SRT) or plain text, and which format a request
- * asked for. Pure functions of the utterances the JSON answer holds, in its order, so a
+ * A transcript's utterances as WebVTT, SubRip (SRT) or plain text (the captions routes,
+ * `GET …/transcript/captions`), and which format a request asked for. Pure functions of the utterances the JSON answer holds, in its order, so a
  * rendition shows exactly that answer's utterances, overlaps included. What a format cannot
  * carry is normalised, the same way in all three (docs/API.md, "Transcript formats"):
  *
@@ -23,12 +23,8 @@ export interface Utterance {
   end_ms: number;
 }
 
-/** The formats other than JSON: the renditions of this module. */
-export type TextFormat = Exclude<TranscriptFormat, 'json'>;
-
-/** Each format's media type: what `Accept` names it by and `Content-Type` sends (text with `; charset=utf-8`). */
-export const TRANSCRIPT_MEDIA_TYPES: Readonly<Record<TranscriptFormat, string>> = {
-  json: 'application/json',
+/** Each format's media type: what `Accept` names it by and `Content-Type` sends (with `; charset=utf-8`). */
+export const CAPTION_MEDIA_TYPES: Readonly<Record<CaptionFormat, string>> = {
   vtt: 'text/vtt',
   srt: 'application/x-subrip',
   text: 'text/plain',
@@ -40,9 +36,9 @@ export interface Rendition {
   contentType: string;
 }
 
-export function renderTranscript(format: TextFormat, utterances: readonly Utterance[]): Rendition {
+export function renderTranscript(format: CaptionFormat, utterances: readonly Utterance[]): Rendition {
   const render = { vtt: renderVtt, srt: renderSrt, text: renderText }[format];
-  return { text: render(utterances), contentType: `${TRANSCRIPT_MEDIA_TYPES[format]}; charset=utf-8` };
+  return { text: render(utterances), contentType: `${CAPTION_MEDIA_TYPES[format]}; charset=utf-8` };
 }
 
 /**
@@ -142,31 +138,31 @@ export function timestamp(ms: number, separator: '.' | ','): string {
 
 /**
  * The format to answer in: the query's `format` when given (it wins over `Accept`), else the
- * one the `Accept` header prefers, else JSON.
+ * one the `Accept` header prefers, else WebVTT.
  */
-export function transcriptFormatOf(format: TranscriptFormat | undefined, accept: string | undefined): TranscriptFormat {
+export function captionFormatOf(format: CaptionFormat | undefined, accept: string | undefined): CaptionFormat {
   return format ?? acceptedFormat(accept);
 }
 
 /**
- * Formats in the order they are preferred when `Accept` ranks several equally: JSON first (what
- * the full wildcard and no header get), then plain text, the most general answer to `text/*`.
+ * Formats in the order they are preferred when `Accept` ranks several equally: WebVTT first (the
+ * default: what the full wildcard and no header get), then plain text, then SubRip.
  */
-const PREFERENCE: readonly TranscriptFormat[] = ['json', 'text', 'vtt', 'srt'];
+const PREFERENCE: readonly CaptionFormat[] = ['vtt', 'text', 'srt'];
 
 /**
  * The format `Accept` prefers (RFC 9110 §12.5.1): each format takes the weight of the most
  * specific media range that matches it (`text/vtt` over `text/*` over the full wildcard; the highest weight
  * among equally specific ones); the heaviest wins, a tie going to the more specific range, then
- * the range listed first, then PREFERENCE. Parameters other than `q` are ignored (every text
+ * the range listed first, then PREFERENCE. Parameters other than `q` are ignored (every
  * rendition is UTF-8). A malformed range is skipped; a header that admits no format, or none,
- * gets JSON: a `406` would only break clients whose Accept is narrow for other reasons.
+ * gets WebVTT: a `406` would only break clients whose Accept is narrow for other reasons.
  */
-export function acceptedFormat(accept: string | undefined): TranscriptFormat {
+export function acceptedFormat(accept: string | undefined): CaptionFormat {
   const ranges = mediaRanges(accept ?? '');
-  let best: { format: TranscriptFormat; q: number; specificity: number; position: number } | undefined;
+  let best: { format: CaptionFormat; q: number; specificity: number; position: number } | undefined;
   for (const format of PREFERENCE) {
-    const [type, subtype] = TRANSCRIPT_MEDIA_TYPES[format].split('/');
+    const [type, subtype] = CAPTION_MEDIA_TYPES[format].split('/');
     let match: { q: number; specificity: number; position: number } | undefined;
     for (const range of ranges) {
       const specificity = range.type === '*' ? 1 : range.type !== type ? 0 : range.subtype === '*' ? 2 : range.subtype === subtype ? 3 : 0;
@@ -183,7 +179,7 @@ export function acceptedFormat(accept: string | undefined): TranscriptFormat {
         (match.specificity > best.specificity || (match.specificity === best.specificity && match.position < best.position)));
     if (better) best = { format, ...match };
   }
-  return best?.format ?? 'json';
+  return best?.format ?? 'vtt';
 }
 
 interface MediaRange {

@@ -55,7 +55,7 @@ describe('the repository documents itself', () => {
       expect([...named].filter((path) => !served.includes(path))).toEqual([]);
       expect(paths.filter((path) => !guide.includes(path.split('/{')[0]))).toEqual([]);
       // Sub-resources are named by their suffix in the routes table.
-      for (const suffix of ['/evaluations/overall', '/answers', '/transcript', '/messages'])
+      for (const suffix of ['/evaluations/overall', '/answers', '/transcript', '/transcript/captions', '/messages'])
         expect(guide).toContain(`{id}${suffix}`.replace('{id}/messages', 'messages'));
     });
   });

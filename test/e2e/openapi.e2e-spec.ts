@@ -52,7 +52,7 @@ describe('interface description', () => {
     expect(body.components.schemas.OAuthErrorBody.required.sort()).toEqual(['error', 'error_description']);
   });
 
-  it('documents the ten meetings and calls routes with their scopes, parameters and error responses', async () => {
+  it('documents the twelve meetings and calls routes with their scopes, parameters and error responses', async () => {
     const { body } = await http.get('/openapi.json').expect(200);
     for (const [collection, scope, id] of [
       ['meetings', 'meetings.read', 'meeting_id'],
@@ -78,12 +78,16 @@ describe('interface description', () => {
       );
       expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '503']);
       expect(list['x-rate-limit-policies']).toEqual(['client', 'company']);
-      for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript']) {
+      for (const suffix of ['', '/evaluations/overall', '/answers', '/transcript', '/transcript/captions']) {
         const op = body.paths[`/v1/${collection}/{${id}}${suffix}`].get;
         expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
-          suffix === '' ? [`path:${id}`, 'query:include'] : suffix === '/transcript' ? [`path:${id}`, 'query:format'] : [`path:${id}`],
+          suffix === ''
+            ? [`path:${id}`, 'query:include']
+            : suffix === '/transcript/captions'
+              ? [`path:${id}`, 'query:format']
+              : [`path:${id}`],
         );
-        expect(op.security).toEqual([{ oauth2: suffix === '/transcript' ? [scope, 'transcriptions.read'] : [scope] }]);
+        expect(op.security).toEqual([{ oauth2: suffix.startsWith('/transcript') ? [scope, 'transcriptions.read'] : [scope] }]);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429', '503']));
       }
     }
@@ -257,11 +261,13 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/meetings/{meeting_id}/evaluations/overall': 'getMeetingOverallEvaluation',
   'get /v1/meetings/{meeting_id}/answers': 'listMeetingAnswers',
   'get /v1/meetings/{meeting_id}/transcript': 'getMeetingTranscript',
+  'get /v1/meetings/{meeting_id}/transcript/captions': 'getMeetingTranscriptCaptions',
   'get /v1/calls': 'listCalls',
   'get /v1/calls/{call_id}': 'getCall',
   'get /v1/calls/{call_id}/evaluations/overall': 'getCallOverallEvaluation',
   'get /v1/calls/{call_id}/answers': 'listCallAnswers',
   'get /v1/calls/{call_id}/transcript': 'getCallTranscript',
+  'get /v1/calls/{call_id}/transcript/captions': 'getCallTranscriptCaptions',
   'get /v1/emails': 'listEmails',
   'get /v1/emails/{email_id}': 'getEmail',
   'get /v1/emails/{email_id}/messages': 'listEmailMessages',
@@ -330,6 +336,20 @@ describe('interface description, exact enough for generated clients', () => {
     for (const { key, op } of operations()) {
       expect([key, op.tags.length, tags.includes(op.tags[0])]).toEqual([key, 1, true]);
     }
+  });
+
+  // EXTENSIONS ("Transcripts as captions"): a second media type on an answer changes the types every
+  // generated client makes of it (openapi-fetch's `string | {data: …}`, orval's renamed response
+  // types), so each success answer of each operation has exactly one (generated-client.e2e-spec.ts
+  // compiles a client generated with default options).
+  it('gives every success answer of every operation exactly one media type', () => {
+    const success = operations().flatMap(({ key, op }) =>
+      Object.entries(op.responses as Record<string, { content?: Record<string, unknown> }>)
+        .filter(([status]) => /^2/.test(status))
+        .map(([status, response]) => [key, status, Object.keys(response.content ?? {})]),
+    );
+    expect(success.filter(([, , types]) => types.length !== 1)).toEqual([]);
+    expect(success).toHaveLength(Object.keys(OPERATION_IDS).length);
   });
 
   it('declares on every response the headers the API sends with it', () => {

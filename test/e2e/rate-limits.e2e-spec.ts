@@ -357,7 +357,7 @@ describe('the policy set of every route', () => {
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(23); // the token endpoint, context, 5 meetings, 5 calls, 4 emails, 4 chat routes, the change feed, the export, the audit events
+    expect(checked).toHaveLength(25); // the token endpoint, context, 6 meetings, 6 calls, 4 emails, 4 chat routes, the change feed, the export, the audit events
   });
 });
 

@@ -12,7 +12,7 @@ type Envelope = { data: Json & Json[]; pagination?: { has_more: boolean; next_cu
 
 /**
  * The SDK against the real service, started as every e2e test starts it: each typed method
- * answers what its route answers (read with plain fetch beside it), iterators walk every record
+ * answers what its route answers (read with plain fetch beside it; the captions as text), iterators walk every record
  * once whatever the page size, errors are typed, a stale token is replaced once, rate limits are
  * waited out, and `sync` keeps a copy equal to a full read. The JSON-file store, SIGKILL and
  * seed:activity: test/e2e/sync-example.e2e-spec.ts (examples/sync.mjs runs on the SDK).
@@ -78,7 +78,19 @@ describe('SDK (@conversation-read-api/sdk) against the service', () => {
         );
         expect(await resource.evaluation(id)).toEqual((await raw(`${at}/evaluations/overall`)).data);
         expect(await resource.answers(id)).toEqual((await raw(`${at}/answers`)).data);
-        expect(await resource.transcript(id)).toEqual((await raw(`${at}/transcript`)).data);
+        const transcript = await resource.transcript(id);
+        expect(transcript).toEqual((await raw(`${at}/transcript`)).data);
+        if (!transcript.available) {
+          await expect(resource.captions(id)).rejects.toMatchObject({ status: 404, code: 'RESOURCE_NOT_FOUND' });
+          continue;
+        }
+        for (const format of [undefined, 'vtt', 'srt', 'text'] as const) {
+          const res = await fetch(`${base}${at}/transcript/captions?format=${format ?? 'vtt'}`, {
+            headers: { Authorization: `Bearer ${bearer}` },
+          });
+          expect([format, res.status]).toEqual([format, 200]);
+          expect([format, await resource.captions(id, format === undefined ? {} : { format })]).toEqual([format, await res.text()]);
+        }
       }
       // ids + include: the batch the sync fetches, as the route answers it.
       const ids = list.slice(0, 7).map((r) => r.id);

@@ -22,6 +22,13 @@ const COLLECTIONS = [
   { kind: 'meeting' as RecordingKind, path: '/v1/meetings', template: '/v1/meetings/{meeting_id}/transcript' },
   { kind: 'call' as RecordingKind, path: '/v1/calls', template: '/v1/calls/{call_id}/transcript' },
 ];
+/** The operation of its own the captions have, beside the transcript's (`…/transcript` answers JSON only). */
+const CAPTIONS = '/captions';
+const varyOf = (res: request.Response) =>
+  String(res.headers.vary ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 /** An utterance as read back: a format without times (text) leaves them out. */
 type Read = { speaker: string | null; text: string; start_ms?: number; end_ms?: number };
@@ -110,7 +117,7 @@ const TRICKY: Utterance[] = [
   { speaker: 'Eva', text: '1\n\n2\n00:00:01.000 --> 00:00:02.000\nNOTE fim', start_ms: 3_600_001, end_ms: 3_725_999 },
 ];
 
-describe('GET …/transcript in WebVTT, SRT and text', () => {
+describe('GET …/transcript/captions in WebVTT, SRT and text; GET …/transcript in JSON only', () => {
   let db: DataSource;
   let app: NestExpressApplication;
   let http: ReturnType<typeof request>;
@@ -143,13 +150,13 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
     await db?.destroy();
   });
 
-  /** Each format of a readable transcript, read back by its parser, against the JSON answer's utterances. */
+  /** Each format of a readable transcript's captions, read back by its parser, against the transcript's JSON utterances. */
   async function expectSameUtterances(url: string): Promise<void> {
     const json = await get(url).expect(200);
     expect(json.body.data.available).toBe(true);
     const utterances: Utterance[] = json.body.data.utterances;
     for (const format of TEXT_FORMATS) {
-      const res = await getText(`${url}?format=${format}`).expect(200);
+      const res = await getText(`${url}${CAPTIONS}?format=${format}`).expect(200);
       expect([format, res.headers['content-type']]).toEqual([format, `${MEDIA_TYPES[format]}; charset=utf-8`]);
       expect([format, READERS[format](res.body as string)]).toEqual([format, expectedOf(format, utterances)]);
     }
@@ -167,7 +174,7 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
           readable++;
         } else {
           for (const format of TEXT_FORMATS) {
-            const res = await get(`${url}?format=${format}`);
+            const res = await get(`${url}${CAPTIONS}?format=${format}`);
             expectError(res, 404, 'RESOURCE_NOT_FOUND');
             expect(res.body.error.detail).toBe(`The ${c.kind}'s transcript is not available: its status is ${record.transcript.status}.`);
           }
@@ -190,7 +197,7 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
       });
 
       it('escapes WebVTT, keeps each cue one block, and writes times exact to the millisecond past an hour', async () => {
-        const vtt: string = (await getText(`${url}?format=vtt`).expect(200)).body;
+        const vtt: string = (await getText(`${url}${CAPTIONS}?format=vtt`).expect(200)).body;
         expect(vtt).toContain(
           '\n00:00:01.000 --> 00:00:04.000\n<v Ana &amp; &lt;Bia&gt;>a &lt; b &amp;&amp; c &gt; d --&gt; e ---&gt; f\n\n',
         );
@@ -205,7 +212,7 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
       });
 
       it('writes SRT without an escape, --> as →, no blank line inside a cue and U+200B for an empty one', async () => {
-        const srt: string = (await getText(`${url}?format=srt`).expect(200)).body;
+        const srt: string = (await getText(`${url}${CAPTIONS}?format=srt`).expect(200)).body;
         expect(srt.startsWith('1\n00:00:00,000 --> 00:00:01,200\nSem identificação de quem fala.\n\n2\n')).toBe(true);
         expect(srt).toContain('\n00:00:01,000 --> 00:00:04,000\nAna & <Bia>: a < b && c > d → e -→ f\n\n');
         expect(srt).toContain('\n5\n00:00:06,000 --> 00:00:06,500\n\u200B\n\n6\n00:00:07,000 --> 00:00:07,100\n\u200B\n\n');
@@ -215,7 +222,7 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
       });
 
       it('writes text as a `Speaker: text` line per utterance', async () => {
-        const text: string = (await getText(`${url}?format=text`).expect(200)).body;
+        const text: string = (await getText(`${url}${CAPTIONS}?format=text`).expect(200)).body;
         expect(text).toBe(
           [
             'Sem identificação de quem fala.',
@@ -236,75 +243,89 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
     describe('choosing the format', () => {
       let id: string;
       let url: string;
+      let captions: string;
       beforeAll(async () => {
         const record = await factory.recording(c.kind, { owner: await factory.user(), transcript: 'original' });
         id = record.publicId;
         url = `${c.path}/${id}/transcript`;
+        captions = `${url}${CAPTIONS}`;
       });
 
       const formatOf = (res: request.Response) => String(res.headers['content-type']).split(';')[0];
 
       it.each([
-        [undefined, 'application/json'],
-        ['application/json', 'application/json'],
-        ['*/*', 'application/json'],
+        [undefined, 'text/vtt'],
+        ['*/*', 'text/vtt'],
+        ['application/json', 'text/vtt'],
         ['text/vtt', 'text/vtt'],
         ['application/x-subrip', 'application/x-subrip'],
         ['text/plain', 'text/plain'],
-        ['text/*', 'text/plain'],
+        ['text/*', 'text/vtt'],
         ['text/vtt;q=0.5, application/x-subrip', 'application/x-subrip'],
-        ['text/vtt, application/json', 'text/vtt'],
-        ['application/json;q=0.1, text/*;q=0.2, text/plain;q=0', 'text/vtt'],
-        ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'],
-        ['image/png', 'application/json'],
-      ])('Accept %s answers %s, Vary: Accept', async (accept, type) => {
-        const req = getText(url);
+        ['text/plain, text/vtt', 'text/plain'],
+        ['application/json;q=0.9, text/*;q=0.2, text/vtt;q=0', 'text/plain'],
+        ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/vtt'],
+        ['image/png', 'text/vtt'],
+      ])('captions: Accept %s answers %s, Vary: Accept', async (accept, type) => {
+        const req = getText(captions);
         const res = await (accept === undefined ? req : req.set('Accept', accept)).expect(200);
         expect(formatOf(res)).toBe(type);
-        expect(
-          String(res.headers.vary)
-            .split(',')
-            .map((v) => v.trim()),
-        ).toContain('Accept');
+        expect(varyOf(res)).toContain('Accept');
       });
 
       it('lets format win over Accept', async () => {
-        expect(formatOf(await getText(`${url}?format=srt`).set('Accept', 'text/vtt').expect(200))).toBe('application/x-subrip');
-        expect(formatOf(await getText(`${url}?format=json`).set('Accept', 'text/vtt').expect(200))).toBe('application/json');
-        expect(formatOf(await getText(`${url}?format=vtt`).set('Accept', 'application/json').expect(200))).toBe('text/vtt');
+        expect(formatOf(await getText(`${captions}?format=srt`).set('Accept', 'text/vtt').expect(200))).toBe('application/x-subrip');
+        expect(formatOf(await getText(`${captions}?format=text`).set('Accept', 'application/x-subrip').expect(200))).toBe('text/plain');
+        expect(formatOf(await getText(`${captions}?format=vtt`).set('Accept', 'text/plain').expect(200))).toBe('text/vtt');
       });
 
-      it('answers JSON byte for byte as before: what include=transcript embeds, with or without format=json or Accept', async () => {
+      it('answers the transcript route in JSON only, byte for byte what include=transcript embeds, whatever Accept asks, without Vary: Accept', async () => {
         const embedded = (await get(`${c.path}/${id}?include=transcript`).expect(200)).body.data.included.transcript;
-        const bodies = [
-          await get(url).expect(200),
-          await get(`${url}?format=json`).expect(200),
-          await get(url).set('Accept', 'application/json').expect(200),
-          await get(url).set('Accept', 'text/html').expect(200),
-        ];
-        for (const res of bodies) {
-          expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-          expect(res.text).toBe(`{"data":${JSON.stringify(embedded)},"request_id":"${res.headers['x-request-id']}"}`);
+        for (const accept of [
+          undefined,
+          'application/json',
+          'text/vtt',
+          'application/x-subrip',
+          'text/plain',
+          'text/*',
+          '*/*',
+          'text/html',
+        ]) {
+          const req = getText(url);
+          const res = await (accept === undefined ? req : req.set('Accept', accept)).expect(200);
+          expect([accept, res.headers['content-type']]).toEqual([accept, 'application/json; charset=utf-8']);
+          expect(res.body).toBe(`{"data":${JSON.stringify(embedded)},"request_id":"${res.headers['x-request-id']}"}`);
+          expect([accept, varyOf(res)]).toEqual([accept, varyOf(res).filter((v) => v !== 'Accept')]);
         }
       });
 
-      it.each(['VTT', 'html', 'json,vtt', 'webvtt'])(
-        'answers format=%s 400 INVALID_FILTER in the JSON envelope, even asked for text/vtt',
+      it.each(['vtt', 'json', 'srt', 'VTT'])(
+        'refuses format=%s on the transcript route as an unknown parameter: 400 INVALID_REQUEST in JSON',
         async (format) => {
-          const res = await get(`${url}?format=${encodeURIComponent(format)}`).set('Accept', 'text/vtt');
+          const res = await get(`${url}?format=${format}`).set('Accept', 'text/vtt');
+          expectError(res, 400, 'INVALID_REQUEST');
+          expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+          expect(res.body.error.detail).toBe('Unknown query parameter "format".');
+        },
+      );
+
+      it.each(['VTT', 'json', 'html', 'vtt,srt', 'webvtt'])(
+        'answers captions format=%s 400 INVALID_FILTER in the JSON envelope, even asked for text/vtt',
+        async (format) => {
+          const res = await get(`${captions}?format=${encodeURIComponent(format)}`).set('Accept', 'text/vtt');
           expectError(res, 400, 'INVALID_FILTER');
           expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-          expect(res.body.error.detail).toBe('format must be one of json, vtt, srt, text.');
+          expect(res.body.error.detail).toBe('format must be one of vtt, srt, text.');
         },
       );
 
       it('answers an empty or repeated format 400 INVALID_REQUEST, as any parameter', async () => {
-        expectError(await get(`${url}?format=`).set('Accept', 'text/vtt'), 400, 'INVALID_REQUEST');
-        expectError(await get(`${url}?format=vtt&format=srt`), 400, 'INVALID_REQUEST');
+        expectError(await get(`${captions}?format=`).set('Accept', 'text/vtt'), 400, 'INVALID_REQUEST');
+        expectError(await get(`${captions}?format=vtt&format=srt`), 400, 'INVALID_REQUEST');
       });
 
       it('answers HEAD with the headers of the format and no body', async () => {
-        const res = await http.head(`${url}?format=srt`).set('Authorization', `Bearer ${token}`).expect(200);
+        const res = await http.head(`${captions}?format=srt`).set('Authorization', `Bearer ${token}`).expect(200);
         expect(res.headers['content-type']).toBe('application/x-subrip; charset=utf-8');
         expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
         expect(res.text ?? '').toBe('');
@@ -313,25 +334,22 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
 
     describe('an unavailable transcript', () => {
       it.each(['not_started', 'processing', 'failed'] as const)(
-        '(%s) is 404 with its status in a text format, 200 available: false in JSON',
+        '(%s) is 404 with its status as captions, in every format, and 200 available: false on the transcript route',
         async (state) => {
           const record = await factory.recording(c.kind, { owner: await factory.user(), transcript: state });
           const url = `${c.path}/${record.publicId}/transcript`;
           for (const ask of [
-            (r: request.Test) => r.query({ format: 'vtt' }),
+            (r: request.Test) => r,
+            (r: request.Test) => r.query({ format: 'text' }),
             (r: request.Test) => r.set('Accept', 'application/x-subrip'),
           ]) {
-            const res = await ask(get(url));
+            const res = await ask(get(`${url}${CAPTIONS}`));
             expectError(res, 404, 'RESOURCE_NOT_FOUND');
             expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
             expect(res.body.error.detail).toBe(`The ${c.kind}'s transcript is not available: its status is ${state}.`);
-            expect(
-              String(res.headers.vary)
-                .split(',')
-                .map((v) => v.trim()),
-            ).toContain('Accept');
+            expect(varyOf(res)).toContain('Accept');
           }
-          const json = await get(url).set('Accept', 'application/json').expect(200);
+          const json = await get(url).set('Accept', 'text/vtt').expect(200);
           expect(json.body.data).toMatchObject({ available: false, status: state, utterances: [] });
         },
       );
@@ -349,7 +367,7 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
       it('carries the same request id, no-cache and rate-limit headers as the JSON answer', async () => {
         const json = await get(url).expect(200);
         for (const format of TEXT_FORMATS) {
-          const res = await getText(`${url}?format=${format}`).expect(200);
+          const res = await getText(`${url}${CAPTIONS}?format=${format}`).expect(200);
           expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]+$/);
           expect(res.headers['x-request-id']).not.toBe(json.headers['x-request-id']);
           for (const name of ['cache-control', 'pragma', 'x-content-type-options', 'ratelimit-policy'])
@@ -366,8 +384,10 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
         const big = (
           await factory.recording(c.kind, { owner: await factory.user(), transcript: 'original', utterances: Array(6).fill(TRICKY).flat() })
         ).publicId;
-        for (const format of ['json', ...TEXT_FORMATS]) {
-          const res = await getText(`${c.path}/${big}/transcript?format=${format}`).set('Accept-Encoding', 'gzip').expect(200);
+        const json = await getText(`${c.path}/${big}/transcript`).set('Accept-Encoding', 'gzip').expect(200);
+        expect([json.headers['content-encoding'], json.headers.vary]).toEqual(['gzip', 'Accept-Encoding']);
+        for (const format of TEXT_FORMATS) {
+          const res = await getText(`${c.path}/${big}/transcript${CAPTIONS}?format=${format}`).set('Accept-Encoding', 'gzip').expect(200);
           expect([format, res.headers['content-encoding']]).toEqual([format, 'gzip']);
           expect([format, String(res.headers.vary)]).toEqual([format, 'Accept, Accept-Encoding']);
         }
@@ -375,13 +395,13 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
 
       it('writes the audit row of a WebVTT read, naming the record', async () => {
         for (const [res, query] of [
-          [await getText(`${url}?format=vtt`).expect(200), { format: 'vtt' }],
-          [await getText(url).set('Accept', 'text/vtt').expect(200), {}],
+          [await getText(`${url}${CAPTIONS}?format=vtt`).expect(200), { format: 'vtt' }],
+          [await getText(`${url}${CAPTIONS}`).set('Accept', 'text/vtt').expect(200), {}],
         ] as const) {
           const rows = await db.query('SELECT * FROM audit_events WHERE request_id = $1', [res.headers['x-request-id']]);
           expect(rows).toHaveLength(1);
           expect(rows[0]).toMatchObject({
-            route: `GET ${c.template}`,
+            route: `GET ${c.template}${CAPTIONS}`,
             status: 200,
             company: company.publicId,
             resource_ids: [id],
@@ -392,26 +412,31 @@ describe('GET …/transcript in WebVTT, SRT and text', () => {
     });
   });
 
-  it('documents the four formats of the 200, the format parameter and Vary', async () => {
+  it('documents the captions as an operation of their own (one media type for the 200, `format`, Vary) and the transcript as JSON alone', async () => {
     const { body: document } = await http.get('/openapi.json').expect(200);
     for (const { template } of COLLECTIONS) {
-      const operation = document.paths[template].get;
-      const ok = operation.responses['200'];
-      expect(ok.content).toEqual({
-        'application/json': { schema: { $ref: '#/components/schemas/TranscriptEnvelope' } },
-        'text/vtt': { schema: expect.objectContaining({ type: 'string' }) },
-        'application/x-subrip': { schema: expect.objectContaining({ type: 'string' }) },
-        'text/plain': { schema: expect.objectContaining({ type: 'string' }) },
-      });
+      const id = `path:${template.split('{')[1].split('}')[0]}`;
+      const captions = document.paths[`${template}${CAPTIONS}`].get;
+      expect(captions.operationId).toBe(`get${template.startsWith('/v1/meetings') ? 'Meeting' : 'Call'}TranscriptCaptions`);
+      const ok = captions.responses['200'];
+      expect(ok.content).toEqual({ '*/*': { schema: expect.objectContaining({ type: 'string' }) } });
+      for (const type of Object.values(MEDIA_TYPES)) expect(ok.description).toContain(type);
       expect(ok.headers.Vary.required).toBe(true);
       // Accept is no parameter: OpenAPI has a header parameter named Accept ignored.
-      expect(operation.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual([
-        `path:${template.split('{')[1].split('}')[0]}`,
-        'query:format',
-      ]);
-      const format = operation.parameters.find((p: { name: string }) => p.name === 'format');
-      expect(format).toMatchObject({ in: 'query', required: false, schema: { type: 'string', enum: ['json', 'vtt', 'srt', 'text'] } });
-      expect(Object.keys(operation.responses['404'].content)).toEqual(['application/json']);
+      expect(captions.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual([id, 'query:format']);
+      const format = captions.parameters.find((p: { name: string }) => p.name === 'format');
+      expect(format).toMatchObject({ in: 'query', required: false, schema: { type: 'string', enum: ['vtt', 'srt', 'text'] } });
+      expect(Object.keys(captions.responses['404'].content)).toEqual(['application/json']);
+      expect(Object.keys(captions.responses['400'].content)).toEqual(['application/json']);
+
+      const transcript = document.paths[template].get;
+      expect(transcript.responses['200'].content).toEqual({
+        'application/json': { schema: { $ref: '#/components/schemas/TranscriptEnvelope' } },
+      });
+      expect(transcript.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual([id]);
+      expect(transcript.responses['200'].headers.Vary?.required ?? false).toBe(false);
+      expect(transcript.security).toEqual(captions.security);
+      expect(transcript['x-rate-limit-policies']).toEqual(captions['x-rate-limit-policies']);
     }
   });
 });

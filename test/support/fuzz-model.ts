@@ -101,8 +101,10 @@ function recordingRoutes(collection: 'meetings' | 'calls', kind: 'meeting' | 'ca
     one(''),
     one('/evaluations/overall', { mayBeAbsent: true }),
     one('/answers'),
-    // `format` picks a rendition (another value: INVALID_FILTER); a text one of a transcript not available yet is a 404.
-    one('/transcript', {
+    // The transcript: JSON only, no parameter (`format` is unknown there).
+    one('/transcript', { scopes: [scope, 'transcriptions.read'] }),
+    // Its captions: `format` picks a rendition (another value: INVALID_FILTER); a transcript not available yet is a 404.
+    one('/transcript/captions', {
       scopes: [scope, 'transcriptions.read'],
       mayBeAbsent: true,
       query: ['format'],

@@ -132,15 +132,17 @@ export class OpenApiResponses {
   private check(key: string, response: ResponseDoc | undefined, res: ObservedResponse, expectedStatus = res.status): string[] {
     if (!response || res.status !== expectedStatus) return [`undocumented answer: ${key} (got ${res.status})`];
     const problems: string[] = [];
-    // The media type the answer says it is must be one the response documents; its schema checks the body.
+    // The media type the answer says it is must be one the response documents, or in a range it
+    // documents (`text/*`, `*/*`: the most specific key applies, as OpenAPI says); its schema checks the body.
     const sent = res.headers?.['content-type'];
     const type = sent === undefined ? undefined : String(sent).split(';')[0].trim().toLowerCase();
     const documented = Object.keys(response.content ?? {});
-    if (type !== undefined && documented.length > 0 && !documented.includes(type)) {
+    const matched = type === undefined ? undefined : [type, `${type.split('/')[0]}/*`, '*/*'].find((k) => documented.includes(k));
+    if (type !== undefined && documented.length > 0 && matched === undefined) {
       problems.push(`${key}: Content-Type ${type} is not documented (${documented.join(', ')})`);
     }
     const ndjson = response.content?.['application/x-ndjson']?.schema;
-    const schema = response.content?.[type !== undefined && documented.includes(type) ? type : 'application/json']?.schema;
+    const schema = response.content?.[matched ?? 'application/json']?.schema;
     if (ndjson) {
       // One JSON value a line, each valid against the documented line schema.
       const lines =

@@ -121,9 +121,29 @@ export interface paths {
         };
         /**
          * The meeting's transcript (enhanced when available, else original)
-         * @description As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer's utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.
+         * @description JSON only (`Accept` does not change the answer); its utterances as WebVTT, SubRip or plain text are `GET v1/meetings/{meeting_id}/transcript/captions`.
          */
         get: operations["getMeetingTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/meetings/{meeting_id}/transcript/captions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The meeting's transcript as captions: WebVTT, SubRip or plain text
+         * @description The utterances of the transcript route's answer, in its order, as WebVTT (the default), SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT), normalised as docs/API.md says ("Transcripts as captions"). An unavailable transcript has none: `404`, its status in the detail. Errors are always JSON.
+         */
+        get: operations["getMeetingTranscriptCaptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -212,9 +232,29 @@ export interface paths {
         };
         /**
          * The call's transcript (enhanced when available, else original)
-         * @description As JSON, or as WebVTT, SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else JSON). A text format shows the JSON answer's utterances, in its order, normalised as docs/API.md says ("Transcript formats"); an unavailable transcript has none, so a text format answers it `404`. Errors are always JSON.
+         * @description JSON only (`Accept` does not change the answer); its utterances as WebVTT, SubRip or plain text are `GET v1/calls/{call_id}/transcript/captions`.
          */
         get: operations["getCallTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calls/{call_id}/transcript/captions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The call's transcript as captions: WebVTT, SubRip or plain text
+         * @description The utterances of the transcript route's answer, in its order, as WebVTT (the default), SubRip or plain text: chosen by `format`, else by `Accept` (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT), normalised as docs/API.md says ("Transcripts as captions"). An unavailable transcript has none: `404`, its status in the detail. Errors are always JSON.
+         */
+        get: operations["getCallTranscriptCaptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1089,7 +1129,7 @@ export interface components {
                 "RateLimit-Policy"?: string;
                 /** @description The methods the path answers (`405` only). */
                 Allow: string;
-                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                 Vary?: string;
                 /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                 "Content-Encoding"?: "br" | "gzip";
@@ -1114,7 +1154,7 @@ export interface components {
                 "RateLimit-Policy"?: string;
                 /** @description The methods the path answers (`405` only). */
                 Allow: string;
-                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                 Vary?: string;
                 /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                 "Content-Encoding"?: "br" | "gzip";
@@ -1158,7 +1198,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1183,7 +1223,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1208,7 +1248,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1235,7 +1275,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1260,7 +1300,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1283,7 +1323,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1306,7 +1346,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1333,7 +1373,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1368,7 +1408,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1393,7 +1433,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1418,7 +1458,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1443,7 +1483,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1470,7 +1510,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1497,7 +1537,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1557,7 +1597,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1582,7 +1622,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1607,7 +1647,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1632,7 +1672,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1659,7 +1699,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1686,7 +1726,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1727,7 +1767,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1752,7 +1792,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1777,7 +1817,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1802,7 +1842,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1829,7 +1869,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1854,7 +1894,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1881,7 +1921,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1919,7 +1959,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1944,7 +1984,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1969,7 +2009,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -1994,7 +2034,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2021,7 +2061,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2046,7 +2086,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2073,7 +2113,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2111,7 +2151,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2136,7 +2176,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2161,7 +2201,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2186,7 +2226,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2213,7 +2253,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2238,7 +2278,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2265,7 +2305,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2281,10 +2321,7 @@ export interface operations {
     };
     getMeetingTranscript: {
         parameters: {
-            query?: {
-                /** @description The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read. */
-                format?: "json" | "vtt" | "srt" | "text";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A meeting id (`mtg_…`). */
@@ -2294,11 +2331,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats"). */
             200: {
                 headers: {
-                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
-                    Vary: string;
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
                     "X-Request-Id": string;
                     /** @description Answers are read as their declared type only. */
@@ -2309,6 +2343,8 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
@@ -2317,9 +2353,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TranscriptEnvelope"];
-                    "text/vtt": string;
-                    "application/x-subrip": string;
-                    "text/plain": string;
                 };
             };
             /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
@@ -2335,7 +2368,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2360,7 +2393,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2385,7 +2418,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2399,7 +2432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or, in a text format, a transcript that is not available (its status in the detail). */
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
             404: {
                 headers: {
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
@@ -2412,7 +2445,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2437,7 +2470,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2464,7 +2497,203 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMeetingTranscriptCaptions: {
+        parameters: {
+            query?: {
+                /** @description The format of the answer: `vtt` (WebVTT, the default), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT); with it, `Accept` is not read. */
+                format?: "vtt" | "srt" | "text";
+            };
+            header?: never;
+            path: {
+                /** @description A meeting id (`mtg_…`). */
+                meeting_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The utterances as captions or text: `text/vtt` (WebVTT, the default), `application/x-subrip` (SubRip) or `text/plain`, each `; charset=utf-8`, as `format` (else `Accept`) chooses (docs/API.md, "Transcripts as captions"). */
+            200: {
+                headers: {
+                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
+                    Vary: string;
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without meetings.read and transcriptions.read. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or a transcript that is not available (its status in the detail). */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2524,7 +2753,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2549,7 +2778,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2574,7 +2803,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2599,7 +2828,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2626,7 +2855,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2653,7 +2882,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2694,7 +2923,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2719,7 +2948,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2744,7 +2973,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2769,7 +2998,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2796,7 +3025,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2821,7 +3050,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2848,7 +3077,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2886,7 +3115,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2911,7 +3140,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2936,7 +3165,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2961,7 +3190,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -2988,7 +3217,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3013,7 +3242,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3040,7 +3269,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3078,7 +3307,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3103,7 +3332,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3128,7 +3357,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3153,7 +3382,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3180,7 +3409,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3205,7 +3434,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3232,7 +3461,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3248,10 +3477,7 @@ export interface operations {
     };
     getCallTranscript: {
         parameters: {
-            query?: {
-                /** @description The format of the answer: `json` (the default), `vtt` (WebVTT), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`, else JSON); with it, `Accept` is not read. */
-                format?: "json" | "vtt" | "srt" | "text";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A call id (`call_…`). */
@@ -3261,11 +3487,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The transcript: JSON (the default), or with `format` (else `Accept`) its utterances as WebVTT, SubRip or plain text (docs/API.md, "Transcript formats"). */
             200: {
                 headers: {
-                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
-                    Vary: string;
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
                     "X-Request-Id": string;
                     /** @description Answers are read as their declared type only. */
@@ -3276,6 +3499,8 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
@@ -3284,9 +3509,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TranscriptEnvelope"];
-                    "text/vtt": string;
-                    "application/x-subrip": string;
-                    "text/plain": string;
                 };
             };
             /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
@@ -3302,7 +3524,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3327,7 +3549,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3352,7 +3574,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3366,7 +3588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or, in a text format, a transcript that is not available (its status in the detail). */
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
             404: {
                 headers: {
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
@@ -3379,7 +3601,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3404,7 +3626,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3431,7 +3653,203 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCallTranscriptCaptions: {
+        parameters: {
+            query?: {
+                /** @description The format of the answer: `vtt` (WebVTT, the default), `srt` (SubRip) or `text` (a `Speaker: text` line per utterance). Without it, the `Accept` header chooses (`text/vtt`, `application/x-subrip`, `text/plain`; anything else WebVTT); with it, `Accept` is not read. */
+                format?: "vtt" | "srt" | "text";
+            };
+            header?: never;
+            path: {
+                /** @description A call id (`call_…`). */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The utterances as captions or text: `text/vtt` (WebVTT, the default), `application/x-subrip` (SubRip) or `text/plain`, each `; charset=utf-8`, as `format` (else `Accept`) chooses (docs/API.md, "Transcripts as captions"). */
+            200: {
+                headers: {
+                    /** @description Names `Accept`: the format depends on it (and `Accept-Encoding` when the answer may be compressed). */
+                    Vary: string;
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without calls.read and transcriptions.read. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection; or a transcript that is not available (its status in the detail). */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3479,7 +3897,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3504,7 +3922,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3529,7 +3947,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3554,7 +3972,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3581,7 +3999,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3608,7 +4026,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3649,7 +4067,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3674,7 +4092,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3699,7 +4117,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3724,7 +4142,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3751,7 +4169,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3776,7 +4194,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3803,7 +4221,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3848,7 +4266,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3873,7 +4291,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3898,7 +4316,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3923,7 +4341,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3950,7 +4368,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -3975,7 +4393,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4002,7 +4420,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4042,7 +4460,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4067,7 +4485,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4092,7 +4510,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4117,7 +4535,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4144,7 +4562,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4169,7 +4587,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4196,7 +4614,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4244,7 +4662,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4269,7 +4687,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4294,7 +4712,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4319,7 +4737,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4346,7 +4764,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4373,7 +4791,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4414,7 +4832,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4439,7 +4857,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4464,7 +4882,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4489,7 +4907,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4516,7 +4934,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4541,7 +4959,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4568,7 +4986,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4613,7 +5031,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4638,7 +5056,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4663,7 +5081,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4688,7 +5106,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4715,7 +5133,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4740,7 +5158,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4767,7 +5185,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4807,7 +5225,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4832,7 +5250,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4857,7 +5275,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4882,7 +5300,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4909,7 +5327,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4934,7 +5352,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -4961,7 +5379,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5005,7 +5423,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5030,7 +5448,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5055,7 +5473,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5080,7 +5498,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5107,7 +5525,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5134,7 +5552,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5179,7 +5597,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5204,7 +5622,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5229,7 +5647,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5254,7 +5672,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5281,7 +5699,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5308,7 +5726,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5360,7 +5778,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5385,7 +5803,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5410,7 +5828,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5435,7 +5853,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5462,7 +5880,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";
@@ -5489,7 +5907,7 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
                     "RateLimit-Policy": string;
-                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value. */
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
                     Vary?: string;
                     /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
                     "Content-Encoding"?: "br" | "gzip";

@@ -23,7 +23,7 @@ export const BROTLI_WINDOW_BITS = 18;
 
 /**
  * Text the library's own filter would pass by, mime-db not calling it compressible: the export
- * stream's NDJSON and a transcript as SubRip (`text/vtt` and `text/plain` it compresses).
+ * stream's NDJSON and captions as SubRip (`text/vtt` and `text/plain` it compresses).
  */
 const UNLISTED_TEXT = ['application/x-ndjson', 'application/x-subrip'];
 const isUnlistedText = (contentType: unknown) => typeof contentType === 'string' && UNLISTED_TEXT.some((t) => contentType.startsWith(t));

@@ -16,7 +16,7 @@ export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
  * `{data, request_id}`. Controllers return domain results and never build envelopes.
  * Resources already rendered as JSON text (JsonText) are spliced into the envelope's text
  * as they are: the body is serialized once, here, and never parsed. A whole body already
- * (SerializedBody: a transcript as WebVTT) is no resource to wrap: it goes out as it is.
+ * (SerializedBody: captions as WebVTT) is no resource to wrap: it goes out as it is.
  */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {

@@ -41,7 +41,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * A whole response body, serialized, as consecutive parts each under PART_CHARS (their
  * concatenation is the body), with the ids of the resources it shows (for the audit trail).
  * The HTTP adapter writes the parts as they are, as `contentType`: JSON, or the format a route
- * rendered (a transcript as WebVTT), which the envelope interceptor leaves as it is.
+ * rendered (captions as WebVTT), which the envelope interceptor leaves as it is.
  */
 export class SerializedBody {
   constructor(

@@ -3,9 +3,9 @@ import type { Response } from 'express';
 import { Observable } from 'rxjs';
 
 /**
- * Adds `Vary` naming request headers a route's answer depends on (a transcript's format on
+ * Adds `Vary` naming request headers a route's answer depends on (the captions' format on
  * `Accept`), beside the `Accept-Encoding` compression names. Set before the handler runs, so
- * the route's errors carry it too: whether a transcript answers 200 or 404 depends on the format.
+ * the route's errors carry it too.
  */
 class VaryInterceptor implements NestInterceptor {
   constructor(private readonly headers: readonly string[]) {}

@@ -34,7 +34,7 @@ export const RESPONSE_HEADERS = {
   Allow: { description: 'The methods the path answers (`405` only).', schema: { type: 'string' } },
   Vary: {
     description:
-      'Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the transcript routes (their format depends on it): caches must keep one copy per value.',
+      'Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value.',
     schema: { type: 'string' },
   },
   'Content-Encoding': {
@@ -86,7 +86,7 @@ export function documentResponseHeaders(document: OpenAPIObject, bearerScheme: s
       const kind = operation.security?.some((requirement) => bearerScheme in requirement) ? 'bearer' : 'token';
       for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
         // The headers every answer carries, beside those the route declares of its own (the export's Feed-Cursor) or
-        // more exactly (the transcript's Vary, always there).
+        // more exactly (the captions' Vary, always there).
         const own = response.headers ?? {};
         const common = Object.entries(declared(headersOf(kind, Number(status)))).filter(([name]) => !(name in own));
         response.headers = { ...own, ...Object.fromEntries(common) };
