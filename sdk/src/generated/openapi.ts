@@ -477,6 +477,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company's webhook endpoints, oldest first */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is shown in this answer only
+         * @description The URL must be https and resolve to public addresses only (checked now, after resolution, and again before every delivery). `types` defaults to every type the token can read. With `Idempotency-Key`, a create repeated within 24 h answers the first answer again (same endpoint, same secret).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery records; nothing more is sent to it */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a webhook endpoint
+         * @description Any of `url`, `types`, `description`, `enabled`. `enabled: false` pauses: deliveries wait, none is dropped (a test event is still sent). `enabled: true` resumes: `failing` is cleared and what waits is sent at once.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret; the previous one keeps signing for 24 h
+         * @description Both signatures are in `webhook-signature` until `previous_secret_expires_at`; a rotation meanwhile is `409 ROTATION_IN_PROGRESS`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first: each one's outcome, never its body */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send that event again now, as one more attempt, whatever its state */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed `webhook.test` event, recorded as a delivery (a paused endpoint gets it too) */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every change after a point of the feed (a cursor) or a date-time */
+        post: operations["replayWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -488,7 +619,7 @@ export interface components {
             client_id?: string;
             /** @description The client secret, unless sent with HTTP Basic. */
             client_secret?: string;
-            /** @description Space-separated scopes, one or more; omitted: every scope of the client; present but empty (or only spaces): `400 invalid_scope`. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read audit.read. */
+            /** @description Space-separated scopes, one or more; omitted: every scope of the client; present but empty (or only spaces): `400 invalid_scope`. Scopes: meetings.read calls.read transcriptions.read emails.read emails.content.read chat.read chat.content.read audit.read webhooks.manage. */
             scope?: string;
         };
         TokenResponseDto: {
@@ -526,7 +657,7 @@ export interface components {
         };
         RateLimitStateDto: {
             /** @enum {string} */
-            policy: "client" | "company" | "email_content" | "chat_content" | "export" | "token";
+            policy: "client" | "company" | "email_content" | "chat_content" | "export" | "webhook_admin" | "token";
             /** @description Requests allowed per window. */
             quota: number;
             /** @description Window length in seconds. */
@@ -540,7 +671,7 @@ export interface components {
             client: components["schemas"]["ContextClientDto"];
             company: components["schemas"]["ContextCompanyDto"];
             /** @description The scopes this token carries. */
-            scopes: ("meetings.read" | "calls.read" | "transcriptions.read" | "emails.read" | "emails.content.read" | "chat.read" | "chat.content.read" | "audit.read")[];
+            scopes: ("meetings.read" | "calls.read" | "transcriptions.read" | "emails.read" | "emails.content.read" | "chat.read" | "chat.content.read" | "audit.read" | "webhooks.manage")[];
             /** @description Every rate-limit policy that governs this client, with its state once this request was counted: `client`, `company`, `email_content`, `chat_content`, `export` and `token` (for the client id; the token endpoint also counts per address). */
             rate_limits: components["schemas"]["RateLimitStateDto"][];
         };
@@ -562,7 +693,7 @@ export interface components {
              * @description Stable, machine-readable code.
              * @enum {string}
              */
-            code: "INVALID_LIMIT" | "INVALID_DATETIME" | "INVALID_FILTER" | "INVALID_CURSOR" | "INVALID_REQUEST" | "MISSING_ACCESS_TOKEN" | "INVALID_ACCESS_TOKEN" | "INSUFFICIENT_SCOPE" | "API_ACCESS_DISABLED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ROTATION_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "AUDIT_UNAVAILABLE";
+            code: "INVALID_LIMIT" | "INVALID_DATETIME" | "INVALID_FILTER" | "INVALID_CURSOR" | "INVALID_REQUEST" | "INVALID_WEBHOOK_URL" | "MISSING_ACCESS_TOKEN" | "INVALID_ACCESS_TOKEN" | "INSUFFICIENT_SCOPE" | "API_ACCESS_DISABLED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ROTATION_IN_PROGRESS" | "WEBHOOK_ENDPOINT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "AUDIT_UNAVAILABLE";
             request_id: string;
         };
         ErrorEnvelope: {
@@ -1110,6 +1241,146 @@ export interface components {
         AuditEventsPageEnvelope: {
             data: components["schemas"]["AuditEventDto"][];
             pagination: components["schemas"]["PaginationDto"];
+            request_id: string;
+        };
+        CreateWebhookEndpointBody: {
+            /** @description The https URL that receives the events (public addresses only). */
+            url: string;
+            /** @description Object types of the change feed to send (`meeting`, `call`, `email`, `email_message`, `chat`, `chat_message`), each one the token can read. Default: every type the token can read. */
+            types?: ("meeting" | "call" | "email" | "email_message" | "chat" | "chat_message")[];
+            description?: string | null;
+        };
+        CreatedWebhookEndpointDto: {
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            id: string;
+            url: string;
+            types: ("meeting" | "call" | "email" | "email_message" | "chat" | "chat_message")[];
+            description: string | null;
+            /** @description False while paused. */
+            enabled: boolean;
+            /**
+             * @description `disabled`: paused, deliveries wait; `failing`: a delivery used up its retries, until the next success or a resume.
+             * @enum {string}
+             */
+            state: "enabled" | "disabled" | "failing";
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The signing secret (Standard Webhooks): shown only in this answer. */
+            secret: string;
+        };
+        CreatedWebhookEndpointEnvelope: {
+            data: components["schemas"]["CreatedWebhookEndpointDto"];
+            request_id: string;
+        };
+        WebhookEndpointDto: {
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            id: string;
+            url: string;
+            types: ("meeting" | "call" | "email" | "email_message" | "chat" | "chat_message")[];
+            description: string | null;
+            /** @description False while paused. */
+            enabled: boolean;
+            /**
+             * @description `disabled`: paused, deliveries wait; `failing`: a delivery used up its retries, until the next success or a resume.
+             * @enum {string}
+             */
+            state: "enabled" | "disabled" | "failing";
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEndpointsPageEnvelope: {
+            data: components["schemas"]["WebhookEndpointDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            request_id: string;
+        };
+        WebhookEndpointEnvelope: {
+            data: components["schemas"]["WebhookEndpointDto"];
+            request_id: string;
+        };
+        UpdateWebhookEndpointBody: {
+            url?: string;
+            /** @description Object types of the change feed to send (`meeting`, `call`, `email`, `email_message`, `chat`, `chat_message`), each one the token can read. */
+            types?: ("meeting" | "call" | "email" | "email_message" | "chat" | "chat_message")[];
+            description?: string | null;
+            /** @description `false` pauses the endpoint (its deliveries wait); `true` resumes it, clears `failing` and sends what waits at once. */
+            enabled?: boolean;
+        };
+        RotatedSecretDto: {
+            /** @description The new signing secret: shown only in this answer. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret signs too (both signatures in `webhook-signature`).
+             */
+            previous_secret_expires_at: string;
+        };
+        RotatedSecretEnvelope: {
+            data: components["schemas"]["RotatedSecretDto"];
+            request_id: string;
+        };
+        WebhookDeliveryDto: {
+            /** @enum {string} */
+            object: "webhook_delivery";
+            id: string;
+            /** @description The `webhook-id` the receiver saw: the change id, or a test event’s id. */
+            event_id: string;
+            /** @description The event’s type (`meeting.updated`, `webhook.test`). */
+            type: string;
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            /** @description Attempts made. */
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next; null while it is being attempted, and once settled.
+             */
+            next_attempt_at: string | null;
+            /** @description The HTTP status of the last answer, if one came. */
+            last_response_status: number | null;
+            /**
+             * @description Why the last attempt failed; null when it succeeded or none was made.
+             * @enum {string|null}
+             */
+            last_error: "timeout" | "connection" | "tls" | "refused_address" | "non_2xx" | null;
+            /** @description How long the last attempt took, in milliseconds. */
+            latency_ms: number | null;
+        };
+        WebhookDeliveriesPageEnvelope: {
+            data: components["schemas"]["WebhookDeliveryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            request_id: string;
+        };
+        DeliveryQueuedDto: {
+            delivery_id: string;
+        };
+        DeliveryQueuedEnvelope: {
+            data: components["schemas"]["DeliveryQueuedDto"];
+            request_id: string;
+        };
+        ReplayWebhookEndpointBody: {
+            /** @description Where to replay from: a cursor of the feed or of an event (its `data.cursor`), or an RFC 3339 date-time with an offset. */
+            from: string;
+        };
+        ReplayQueuedDto: {
+            /** @description Events queued to be sent again. */
+            queued: number;
+        };
+        ReplayQueuedEnvelope: {
+            data: components["schemas"]["ReplayQueuedDto"];
             request_id: string;
         };
     };
@@ -5868,6 +6139,2102 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointsPageEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters; the same key with another body is `409 IDEMPOTENCY_KEY_REUSED`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description The new endpoint’s path. */
+                    Location?: string;
+                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpointEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_LIMIT: the company has WEBHOOK_ENDPOINTS_MAX endpoints; IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
+            409: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds 16 KiB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json. */
+            415: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds 16 KiB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json. */
+            415: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ROTATION_IN_PROGRESS: the previous secret still signs. */
+            409: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only deliveries in this state. */
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesPageEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+                /** @description A delivery id (`whd_…`). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryQueuedEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryQueuedEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit: string;
+                    /** @description Whole seconds until the violated window ends (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a required dependency is down; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (`whe_…`). */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayQueuedEnvelope"];
+                };
+            };
+            /** @description INVALID_REQUEST: an unknown, repeated or empty query parameter, or a validation code. */
+            400: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description MISSING_ACCESS_TOKEN or INVALID_ACCESS_TOKEN; `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description API_ACCESS_DISABLED, or INSUFFICIENT_SCOPE without webhooks.manage. */
+            403: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    /** @description The authentication challenge (RFC 6750 `Bearer` on `/v1`, `Basic` at the token endpoint when Basic was used). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: absent, owned by another company, or an id of another collection. */
+            404: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds 16 KiB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json. */
+            415: {
+                headers: {
+                    /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
+                    "X-Request-Id": string;
+                    /** @description Answers are read as their declared type only. */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description Answers are never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Answers are never cached (HTTP/1.0 caches). */
+                    Pragma: "no-cache";
+                    /** @description The policies governing the route, e.g. `"client";q=600;w=60, "company";q=1800;w=60` (draft-ietf-httpapi-ratelimit-headers-11). Sent on every answer of a limited route. */
+                    "RateLimit-Policy": string;
+                    /** @description Names `Accept-Encoding` on every answer that may be compressed, and `Accept` on the captions routes (their format depends on it): caches must keep one copy per value. */
+                    Vary?: string;
+                    /** @description The body is compressed (`br` or `gzip`) because the request asked for it in `Accept-Encoding` and it is at least 1 KiB. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Per policy, requests remaining and seconds until the window resets, e.g. `"client";r=599;t=60, "company";r=1790;t=42`. Sent on every answer to a request that was counted. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: a policy of `client`, `company`, `webhook_admin` has no requests left in its window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Identifies the request for support; equal to `request_id` in the body where there is one. */
