@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       email_content: { limit: 300, windowSeconds: 60 },
       chat_content: { limit: 300, windowSeconds: 60 },
       export: { limit: 20, windowSeconds: 3600 },
+      webhook_admin: { limit: 60, windowSeconds: 60 },
       token: { limit: 60, windowSeconds: 60 },
     });
   });

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AUDIT_READ_FUNCTION } from '../audit/audit-read-sql';
-import { ROTATE_SECRET_FUNCTION } from '../webhooks/webhook-secrets-sql';
+import { ROTATE_SECRET_FUNCTION } from './webhook-secrets-sql';
 import { MIGRATIONS_TABLE } from './data-source-options';
 
 /** Tables the API role may append to and never read; every other data table it may only read. */

@@ -185,7 +185,7 @@ export class WebhookEndpoints {
   /**
    * Replaces the secret; the current one keeps signing until `overlapSeconds` from now. Null when
    * a previous secret still signs (checked in the same statement: two rotations at once cannot
-   * both win). Through `app_rotate_webhook_secret` (webhook-secrets-sql.ts), which acts on the
+   * both win). Through `app_rotate_webhook_secret` (src/database/webhook-secrets-sql.ts), which acts on the
    * transaction's company (`app.company_id`) only: the API role cannot read the secret it moves.
    */
   async rotateSecret(sql: Sql, id: string, sealedSecret: string, overlapSeconds: number): Promise<string | null> {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AUDIT_READ_SQL, CLIENT_NAMES_SQL } from '../../src/audit/audit-read-sql';
-import { ROTATE_SECRET_SQL } from '../../src/webhooks/webhook-secrets-sql';
+import { ROTATE_SECRET_SQL } from '../../src/database/webhook-secrets-sql';
 import { TOKEN_SECRETS_SQL } from '../../src/auth/token-secrets-sql';
 import { CAPTURE_FUNCTIONS, CAPTURE_TRIGGERS, functionBody, functionName } from '../../src/changes/capture-sql';
 import { DatabaseUrls } from '../../src/config/database-urls';
@@ -103,7 +103,7 @@ describe('migrations', () => {
     }
   });
 
-  it('holds today’s audit read path (src/audit/audit-read-sql.ts), token secrets (src/auth/token-secrets-sql.ts) and webhook secret rotation (src/webhooks/webhook-secrets-sql.ts): running their statements on a fresh database changes nothing', async () => {
+  it('holds today’s audit read path (src/audit/audit-read-sql.ts), token secrets (src/auth/token-secrets-sql.ts) and webhook secret rotation (src/database/webhook-secrets-sql.ts): running their statements on a fresh database changes nothing', async () => {
     const db = await open(fresh);
     try {
       const before = await fingerprint(db);

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Installs `app_rotate_webhook_secret` of src/webhooks/webhook-secrets-sql.ts as it was on
+ * Installs `app_rotate_webhook_secret` of src/database/webhook-secrets-sql.ts as it was on
  * 2026-11-28: the literal statements, never edited again. The API role rotates an endpoint's
  * secret through it, as it holds no SELECT on a secret column (the rotation reads the current one
  * to keep it as the previous); `migration:run` grants it EXECUTE.
