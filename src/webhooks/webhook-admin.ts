@@ -94,8 +94,17 @@ export class WebhookAdmin {
     return { ...ids(ended.endpoint), expired: ended.expired };
   }
 
+  /** The newest `limit` (up to 1,000), read a page of at most 100 at a time. */
   async deliveries(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliverySummary[]> {
-    const rows = await admin(this.webhooks.deliveries(await this.ofEndpoint(endpointId), endpointId, null, limit, status));
+    const scope = await this.ofEndpoint(endpointId);
+    const rows: DeliveryRow[] = [];
+    for (let before: string | null = null; rows.length < limit; ) {
+      const take = Math.min(100, limit - rows.length);
+      const page: DeliveryRow[] = await admin(this.webhooks.deliveries(scope, endpointId, before, take, status));
+      rows.push(...page);
+      if (page.length < take) break;
+      before = page[page.length - 1].id;
+    }
     return rows.map(({ id: _id, held: _held, ...row }) => row);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FEED_HORIZON, FeedPosition, someEntry } from '../changes/changes.repository';
 import { OwnerPool, Sql } from '../database/owner-pool';
-import { iso } from '../database/sql';
+import { iso, limitClause, pageOf } from '../database/sql';
 import { ENDPOINT_COLUMNS, EndpointRow } from './webhook-endpoints.repository';
 import { DeliveryStatus, EndpointState, TEST_EVENT_TYPE } from './webhook.vocabulary';
 import { DeliveryRow, NewDelivery, Outcome, Sendable } from './webhook-delivery';
@@ -25,6 +25,23 @@ const BATCH_IDLE = `(e.batch_job IS NULL OR NOT ${jobHolds('e.batch_job')})`;
 const DELIVERY_COLUMNS = `id::text AS id, public_id AS delivery_id, change_id, event_type, replay, status, attempts, last_status, last_error,
   last_latency_ms, ${iso('committed_at')} AS committed_at, ${iso('created_at')} AS created_at, ${iso('last_attempt_at')} AS last_attempt_at,
   ${iso('next_attempt_at')} AS next_attempt_at, ${iso('delivered_at')} AS delivered_at, job_id IS NOT NULL AS held`;
+
+/**
+ * A page of an endpoint's deliveries, newest first, below `$2` (an id; the largest bigint for the
+ * first page), of the status `$3` when `filtered`: one statement per shape, each a range of one
+ * index read in order (`webhook_deliveries_endpoint`, `webhook_deliveries_endpoint_status`), so
+ * its plan is the same generic or not and its work is the page's, however long the history or
+ * rare the status (bench/webhook-deliveries.ts). The order names the index's columns: ordered by
+ * `id` alone (an output column too, as text: qualified here), the plan sorted the endpoint's whole
+ * history for a page (450 ms beside 100,000 deliveries); and a single statement with `IS NULL OR`
+ * conditions read it all in its generic plan.
+ */
+export const deliveriesPage = (filtered: boolean, take: number) => `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
+  WHERE d.endpoint_id = $1 AND d.id < $2${filtered ? ' AND d.status = $3' : ''}
+  ORDER BY d.endpoint_id, ${filtered ? 'd.status, ' : ''}d.id DESC ${limitClause(take)}`;
+
+/** Where the first page starts below: every id. */
+const ALL_IDS = '9223372036854775807';
 
 /** A delivery (`d`) due for an attempt: its time has come, or the job it was given to no longer holds it. */
 const DUE = `(d.status = 'pending' AND (d.next_attempt_at <= now() OR (d.job_id IS NOT NULL AND NOT ${jobHolds('d.job_id')})))`;
@@ -204,7 +221,7 @@ export class WebhookDeliveries {
   async heldBy(job: string): Promise<Sendable[]> {
     const { rows } = await this.db.query<Sendable>(
       `SELECT id::text AS id, change_id, payload, attempts FROM webhook_deliveries
-       WHERE job_id = $1 AND status = 'pending' ORDER BY id`,
+       WHERE job_id = $1 AND status = 'pending' ORDER BY webhook_deliveries.id`,
       [job],
     );
     return rows;
@@ -304,25 +321,12 @@ export class WebhookDeliveries {
 
   /** The endpoint's deliveries before `before` (an internal id), newest first, `limit` of them, of one status or all. */
   async page(sql: Sql, endpointId: string, before: string | null, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
-    const { rows } = await sql.query<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-       WHERE endpoint_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($4::text IS NULL OR status = $4)
-       ORDER BY id DESC LIMIT $3`,
-      [endpointId, before, limit, status ?? null],
-    );
-    return rows;
+    const values = [endpointId, before ?? ALL_IDS, ...(status ? [status] : [])];
+    const { rows } = await sql.query<DeliveryRow>(deliveriesPage(status !== undefined, limit), values);
+    return pageOf(rows, limit);
   }
 
   // History.
-
-  async list(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryRow[]> {
-    const { rows } = await this.db.query<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1 AND ($3::text IS NULL OR status = $3)
-       ORDER BY id DESC LIMIT $2`,
-      [endpointId, limit, status ?? null],
-    );
-    return rows;
-  }
 
   /** Deletes the idempotency keys of creates past their 24 h (a request with such a key is a new request anyway). */
   async purgeIdempotencyKeys(): Promise<void> {

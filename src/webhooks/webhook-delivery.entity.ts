@@ -18,6 +18,8 @@ END`,
 @Index('webhook_deliveries_due', ['endpointId', 'nextAttemptAt'], { where: "(status = 'pending'::text)" })
 // (endpoint_id, id DESC): an index TypeORM cannot describe, so it leaves it to the migration.
 @Index('webhook_deliveries_endpoint', { synchronize: false })
+// (endpoint_id, status, id DESC): the same, one status at a time.
+@Index('webhook_deliveries_endpoint_status', { synchronize: false })
 @Index('webhook_deliveries_job', ['jobId'], { where: '(job_id IS NOT NULL)' })
 @Entity({ name: 'webhook_deliveries' })
 export class WebhookDelivery {

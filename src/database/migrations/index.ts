@@ -38,6 +38,7 @@ import { AuditReadBounded1766700000005 } from './1766700000005-audit-read-bounde
 import { DocumentTranscripts1766700000006 } from './1766700000006-document-transcripts';
 import { WebhookEndpointsApi1766800000000 } from './1766800000000-webhook-endpoints-api';
 import { WebhookSecretRotation1766800000001 } from './1766800000001-webhook-secret-rotation';
+import { DeliveryStatusIndex1766800000002 } from './1766800000002-delivery-status-index';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   DocumentTranscripts1766700000006,
   WebhookEndpointsApi1766800000000,
   WebhookSecretRotation1766800000001,
+  DeliveryStatusIndex1766800000002,
 ];
