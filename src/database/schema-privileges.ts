@@ -29,7 +29,7 @@ export const WEBHOOK_ADMIN_TABLES: Record<string, readonly string[]> = {
     `SELECT (id, public_id, company_id, url, types, state, failing_since, previous_secret_until, position_epoch, position_xid,
       position_seq, batch_job, created_at, description, enabled, updated_at)`,
     'INSERT (public_id, company_id, url, types, description, secret, position_epoch, position_xid, position_seq)',
-    'UPDATE (url, types, description, enabled, state, failing_since, previous_secret, previous_secret_until, updated_at)',
+    'UPDATE (url, types, description, enabled, state, failing_since, updated_at)',
     'DELETE',
   ],
   webhook_deliveries: [

@@ -55,6 +55,8 @@ export class BodyValidationPipe implements PipeTransform {
     if (metadata.type !== 'body' || !dto) return value;
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       throw new ApiError('INVALID_REQUEST', 'The body must be a JSON object.');
+    const problem = shapeProblem(value);
+    if (problem) throw new ApiError('INVALID_REQUEST', problem);
     const known = new Set(
       getMetadataStorage()
         .getTargetValidationMetadatas(dto as never, '', true, false)
@@ -71,4 +73,29 @@ export class BodyValidationPipe implements PipeTransform {
     if (errors.length) throw toApiError(errors);
     return instance;
   }
+}
+
+/** Deepest a body's values nest: the body, a field, an array's items (`types`). */
+const MAX_DEPTH = 3;
+
+/**
+ * What no body of these routes may hold, found without recursion (a 16 KiB body can nest
+ * thousands of arrays, which class-transformer would recurse into until the stack ran out): values
+ * nested deeper than MAX_DEPTH, and a NUL character in any string (PostgreSQL's text cannot hold one).
+ */
+function shapeProblem(body: object): string | null {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: body, depth: 1 }];
+  while (stack.length) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return 'A value contains a NUL character.';
+    } else if (value !== null && typeof value === 'object') {
+      if (depth > MAX_DEPTH) return 'The body nests values deeper than its fields allow.';
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\u0000')) return 'A field name contains a NUL character.';
+        stack.push({ value: item, depth: depth + 1 });
+      }
+    }
+  }
+  return null;
 }

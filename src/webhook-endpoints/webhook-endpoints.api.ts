@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Response } from 'express';
-import { ClsService } from 'nestjs-cls';
+import type { Request, Response } from 'express';
+import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { auditEventOf } from '../audit/audit-event';
+import { AuditTrail } from '../audit/audit-trail';
 import { readableObjects } from '../changes/change.vocabulary';
 import { ChangesRepository } from '../changes/changes.repository';
 import { CursorBinding, CursorCodec } from '../common/cursors/cursor-codec';
@@ -9,6 +11,7 @@ import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { IdempotentRequest } from '../webhooks/idempotency-keys';
+import { SigningKeys } from '../webhooks/webhook-secrets';
 import { typesOf } from '../webhooks/webhook-dispatcher';
 import { CreatedEndpoint, requestHash, WebhookScope, WebhooksService } from '../webhooks/webhooks.service';
 import {
@@ -26,6 +29,8 @@ import {
 import { deliveryView, endpointView } from './webhook-endpoint-views';
 
 const CREATE = 'POST /v1/webhook-endpoints';
+/** The most events one `POST …/replay` queues: the first after `from` (replay again from the last one's cursor to go on). */
+export const REPLAY_MAX = 10_000;
 const LIST = 'GET /v1/webhook-endpoints';
 const DELIVERIES = 'GET /v1/webhook-endpoints/{endpoint_id}/deliveries';
 
@@ -42,9 +47,12 @@ export class WebhookEndpointsApi {
     private readonly changes: ChangesRepository,
     private readonly codec: CursorCodec,
     private readonly cls: ClsService<RequestStore>,
+    private readonly keys: SigningKeys,
+    private readonly trail: AuditTrail,
   ) {}
 
   async create(body: CreateWebhookEndpointBody, idempotencyKey: string | undefined, res: Response): Promise<CreatedWebhookEndpointDto> {
+    this.requireSealing();
     const principal = principalOf(this.cls);
     const key = idempotencyKeyOf(idempotencyKey);
     const request: IdempotentRequest | undefined = key
@@ -56,13 +64,10 @@ export class WebhookEndpointsApi {
           render: (answer) => JSON.stringify(createdView(answer as CreatedEndpoint)),
         }
       : undefined;
-    const created = await this.webhooks.create(
-      this.scope(),
-      { url: body.url, types: body.types, description: body.description },
-      readableObjects(principal.scopes),
-      request,
-    );
+    const created = await this.webhooks.create(this.scope(201), { url: body.url, types: body.types, description: body.description }, request);
     const view: CreatedWebhookEndpointDto = created.replayed ? JSON.parse(created.answer) : createdView(created.answer);
+    // A repeat wrote nothing: its row is recorded as a read's, before the answer leaves.
+    if (created.replayed) await this.recordWrite(201, [view.id]);
     if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.location(`/v1/webhook-endpoints/${view.id}`);
     this.audit(view.id);
@@ -91,19 +96,19 @@ export class WebhookEndpointsApi {
   }
 
   async update(id: string, body: UpdateWebhookEndpointBody): Promise<WebhookEndpointDto> {
-    const principal = principalOf(this.cls);
-    const endpoint = await this.webhooks.update(this.scope(), id, body, readableObjects(principal.scopes));
+    const endpoint = await this.webhooks.update(this.scope(200), id, body);
     this.audit(endpoint.public_id);
     return endpointView(endpoint);
   }
 
   async remove(id: string): Promise<void> {
-    const endpoint = await this.webhooks.remove(this.scope(), id);
+    const endpoint = await this.webhooks.remove(this.scope(204), id);
     this.audit(endpoint.public_id);
   }
 
   async rotateSecret(id: string): Promise<RotatedSecretDto> {
-    const rotated = await this.webhooks.rotateSecret(this.scope(), id);
+    this.requireSealing();
+    const rotated = await this.webhooks.rotateSecret(this.scope(200), id);
     this.audit(rotated.endpoint.public_id);
     return { secret: rotated.secret, previous_secret_expires_at: rotated.previous_secret_expires_at };
   }
@@ -114,7 +119,7 @@ export class WebhookEndpointsApi {
     const binding: CursorBinding = { route: DELIVERIES, company: scope.companyId, parent: id, filters: { state: query.state } };
     const before = query.cursor === undefined ? null : oneId(this.codec.open(query.cursor, binding));
     const rows = await this.webhooks.deliveries(scope, id, before, query.limit + 1, query.state);
-    this.audit(id);
+    this.audit(id, ...rows.slice(0, query.limit).map((r) => r.delivery_id));
     return keysetPage(
       rows,
       query.limit,
@@ -126,32 +131,57 @@ export class WebhookEndpointsApi {
   }
 
   async retry(id: string, deliveryId: string): Promise<DeliveryQueuedDto> {
-    const retried = await this.webhooks.retry(this.scope(), id, deliveryId);
+    const retried = await this.webhooks.retry(this.scope(202), id, deliveryId);
     this.audit(retried.endpoint.public_id, retried.delivery_id);
     return { delivery_id: retried.delivery_id };
   }
 
   async test(id: string): Promise<DeliveryQueuedDto> {
-    const sent = await this.webhooks.test(this.scope(), id);
+    const sent = await this.webhooks.test(this.scope(202), id);
     this.audit(sent.endpoint.public_id, sent.delivery_id);
     return { delivery_id: sent.delivery_id };
   }
 
   async replay(id: string, from: string): Promise<ReplayQueuedDto> {
-    const replayed = await this.webhooks.replay(this.scope(), id, from);
+    const replayed = await this.webhooks.replay(this.scope(202), id, from);
     this.audit(replayed.endpoint.public_id);
     return { queued: replayed.queued };
   }
 
-  /** The caller's company, in the API role's writable tenant transaction; the feed read in that same transaction. */
-  private scope(): WebhookScope {
+  /**
+   * The caller's company, in the API role's writable tenant transaction; the feed read in that same
+   * transaction. For a write, `status` is what the route answers: its audit row is written before
+   * the transaction commits (fail-closed for the write itself, not only for its answer).
+   */
+  private scope(status?: number): WebhookScope {
     const principal = principalOf(this.cls);
     return {
+      ...(status === undefined ? {} : { written: (ids: string[]) => this.recordWrite(status, ids) }),
       companyId: principal.companyId,
       companyPublicId: principal.companyPublicId,
+      readable: readableObjects(principal.scopes),
+      replayMax: REPLAY_MAX,
       transaction: (work) => this.tenant.runWritable(principal.companyId, work),
       feed: (endpoint, after, take) => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take),
     };
+  }
+
+  /** Without WEBHOOK_SECRET_KEY (production) no secret can be sealed or an answer kept: `503`, said, not a 500. */
+  private requireSealing(): void {
+    try {
+      void this.keys.box;
+    } catch {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'Webhook secrets cannot be kept here: the service runs without WEBHOOK_SECRET_KEY.');
+    }
+  }
+
+  /** A write's audit row, in the trail before the write commits (the route audits itself: AuditsItself). */
+  private async recordWrite(status: number, ids: string[]): Promise<void> {
+    const req = this.cls.get<Request>(CLS_REQ);
+    await this.trail.recordOrRefuse(
+      auditEventOf(req, this.cls, status, ids),
+      'The change could not be recorded in the audit trail, so it was not made; retry with backoff.',
+    );
   }
 
   private audit(...ids: string[]): void {

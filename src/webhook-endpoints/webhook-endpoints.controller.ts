@@ -30,6 +30,7 @@ import { Authenticated } from '../auth/auth.decorators';
 import { Page } from '../common/cursors/keyset-page';
 import { ApiNotFound, ErrorEnvelope } from '../common/openapi/error-envelope.dto';
 import { OwnTransaction } from '../database/tenant-transaction.interceptor';
+import { AuditsItself } from '../audit/audit.interceptor';
 import { RateLimitPolicies } from '../rate-limit/rate-limit.decorators';
 import { BodyValidationPipe, JsonBody } from './json-body';
 import {
@@ -67,6 +68,9 @@ const WebhookAdminRoute = () =>
     OwnTransaction(),
   );
 
+/** A route that writes: its audit row is written inside its transaction, before it commits (WebhookEndpointsApi). */
+const WriteRoute = () => applyDecorators(WebhookAdminRoute(), AuditsItself());
+
 /** What a route with a JSON body declares beside it. */
 const JsonBodyRoute = () =>
   applyDecorators(
@@ -86,7 +90,7 @@ export class WebhookEndpointsController {
   constructor(private readonly api: WebhookEndpointsApi) {}
 
   @Post()
-  @WebhookAdminRoute()
+  @WriteRoute()
   @JsonBodyRoute()
   @ApiOperation({
     operationId: 'createWebhookEndpoint',
@@ -141,7 +145,7 @@ export class WebhookEndpointsController {
   }
 
   @Patch(':endpoint_id')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @JsonBodyRoute()
   @ApiOperation({
     operationId: 'updateWebhookEndpoint',
@@ -162,7 +166,7 @@ export class WebhookEndpointsController {
   }
 
   @Delete(':endpoint_id')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteWebhookEndpoint',
@@ -176,7 +180,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':endpoint_id/rotate-secret')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotateWebhookEndpointSecret',
@@ -206,7 +210,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':endpoint_id/deliveries/:delivery_id/retry')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @HttpCode(202)
   @ApiOperation({
     operationId: 'retryWebhookDelivery',
@@ -221,7 +225,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':endpoint_id/test')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @HttpCode(202)
   @ApiOperation({
     operationId: 'testWebhookEndpoint',
@@ -235,7 +239,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':endpoint_id/replay')
-  @WebhookAdminRoute()
+  @WriteRoute()
   @JsonBodyRoute()
   @HttpCode(202)
   @ApiOperation({

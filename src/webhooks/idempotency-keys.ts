@@ -47,12 +47,27 @@ export class IdempotencyKeys {
       [companyId, request.clientId, request.key, request.operation, request.hash],
     );
     if (taken.rowCount) return null;
+    const earlier = await this.earlier(sql, companyId, request);
+    // Taken by a request that has not committed: impossible here (the insert waited for it to end).
+    if (earlier === null) throw new Error('an idempotency key was neither taken nor answered');
+    return earlier;
+  }
+
+  /**
+   * The first answer of an earlier request with this key in the last 24 h, or null when there was
+   * none (or it has not committed yet: `claim` then waits for it); `409 IDEMPOTENCY_KEY_REUSED`
+   * when that request had another body or operation. Read before the request is judged again, so
+   * an exact repeat answers what the first one did even if its URL would be refused now.
+   */
+  async earlier(sql: Sql, companyId: string, request: IdempotentRequest): Promise<string | null> {
     const { rows } = await sql.query<{ operation: string; request_hash: string; answer: string }>(
-      'SELECT operation, request_hash, answer FROM idempotency_keys WHERE company_id = $1 AND client_id = $2 AND key = $3',
+      `SELECT operation, request_hash, answer FROM idempotency_keys
+       WHERE company_id = $1 AND client_id = $2 AND key = $3 AND created_at >= now() - make_interval(hours => ${IDEMPOTENCY_HOURS})`,
       [companyId, request.clientId, request.key],
     );
     const earlier = rows[0];
-    if (!earlier || earlier.operation !== request.operation || earlier.request_hash !== request.hash) {
+    if (!earlier) return null;
+    if (earlier.operation !== request.operation || earlier.request_hash !== request.hash) {
       throw new ApiError(
         'IDEMPOTENCY_KEY_REUSED',
         `This Idempotency-Key was used in the last ${IDEMPOTENCY_HOURS} h for another request; use a new key for a new request.`,

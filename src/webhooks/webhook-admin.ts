@@ -62,7 +62,7 @@ export class WebhookAdmin {
     types?: ChangeObject[];
   }): Promise<Omit<EndpointSummary, 'failing_since'> & { secret: string }> {
     const scope = await this.ofCompany(input.company);
-    const created = await admin(this.webhooks.create(scope, { url: input.url, types: input.types }, null));
+    const created = await admin(this.webhooks.create(scope, { url: input.url, types: input.types }));
     if (created.replayed) throw new Error('an admin create has no idempotency key');
     const { failing_since: _, ...added } = summary(created.answer.endpoint);
     return { ...added, secret: created.answer.secret };
@@ -137,6 +137,8 @@ export class WebhookAdmin {
     return {
       companyId,
       companyPublicId,
+      readable: null, // an admin sends every type
+
       // The company of the transaction, as the tenant transaction sets it: what the rotation's function acts on.
       transaction: (work) =>
         this.owner.transaction(async (sql) => {

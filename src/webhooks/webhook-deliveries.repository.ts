@@ -220,7 +220,7 @@ export class WebhookDeliveries {
   /** What `job` holds and has not settled, in order. */
   async heldBy(job: string): Promise<Sendable[]> {
     const { rows } = await this.db.query<Sendable>(
-      `SELECT id::text AS id, change_id, payload, attempts FROM webhook_deliveries
+      `SELECT id::text AS id, change_id, event_type, payload, attempts FROM webhook_deliveries
        WHERE job_id = $1 AND status = 'pending' ORDER BY webhook_deliveries.id`,
       [job],
     );
@@ -234,6 +234,15 @@ export class WebhookDeliveries {
    */
   ownRun(sql: Sql, run: JobRun): Promise<boolean> {
     return isCurrentRun(sql, run);
+  }
+
+  /**
+   * Holds the endpoint's row until the caller's transaction ends, before a run's outcomes lock the
+   * deliveries: the order every writer of both takes (the dispatcher, a patch, a delete, whose
+   * cascade then locks the deliveries), so a delete and a run settling cannot wait on each other.
+   */
+  async lockEndpoint(sql: Sql, endpointId: string): Promise<void> {
+    await sql.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE', [endpointId]);
   }
 
   /** held by `job` ─▶ delivered | failed | pending (due at its retry time): every outcome of a run in one statement. */

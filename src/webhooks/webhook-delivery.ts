@@ -31,6 +31,7 @@ export interface DeliveryRow {
 export interface Sendable {
   id: string;
   change_id: string;
+  event_type: string;
   payload: string;
   attempts: number;
 }

@@ -159,6 +159,12 @@ export class WebhookEndpoints {
     return (await this.inCompany(sql, endpoint.company_id, endpoint.public_id))!;
   }
 
+  /** Where the endpoint sends now and whether it is enabled; null once deleted (the sender's look before each attempt). */
+  async destination(id: string): Promise<{ url: string; enabled: boolean } | null> {
+    const { rows } = await this.db.query<{ url: string; enabled: boolean }>('SELECT url, enabled FROM webhook_endpoints WHERE id = $1', [id]);
+    return rows[0] ?? null;
+  }
+
   /** Any company's endpoint with that public id (the CLI, which acts for every company, finds its company so). */
   byPublicId(publicId: string, sql: Sql = this.db): Promise<EndpointRow | null> {
     return this.one('e.public_id = $1', [publicId], sql);

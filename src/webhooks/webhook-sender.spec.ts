@@ -12,7 +12,7 @@ describe('retry schedule', () => {
     }
   });
 
-  const delivery = (attempts: number) => ({ id: '1', change_id: 'chg_1', payload: '{}', attempts });
+  const delivery = (attempts: number) => ({ id: '1', change_id: 'chg_1', event_type: 'meeting.created', payload: '{}', attempts });
   const failed = { delivered: false, status: 500, error: 'HTTP 500', latencyMs: 12 };
   const at = (made: number) => new Date(made * 1000);
 

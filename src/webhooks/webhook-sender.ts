@@ -8,6 +8,7 @@ import { WebhookDeliveries } from './webhook-deliveries.repository';
 import { Outcome, Sendable } from './webhook-delivery';
 import { EndpointRow, WebhookEndpoints } from './webhook-endpoints.repository';
 import { AttemptResult, DEFAULT_TRANSPORT, WebhookTransport } from './webhook-transport';
+import { TEST_EVENT_TYPE } from './webhook.vocabulary';
 
 /** Up to ±20% of a retry's delay, so the retries of many failed deliveries do not arrive at once. */
 export function withJitter(seconds: number, random: (max: number) => number = randomInt): number {
@@ -37,6 +38,9 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
+
+/** How stale a run's view of its endpoint (deleted? sent elsewhere? paused?) may be before an attempt. */
+const DESTINATION_RECHECK_MS = 1000;
 
 /** Tries of a run's bookkeeping transaction before the job is handed back (and its deliveries sent again), 0.5, 1 and 2 s apart. */
 const BOOKKEEPING_RETRIES = { tries: 4, firstWaitMs: 500 };
@@ -100,8 +104,13 @@ export class WebhookSender implements OnApplicationShutdown {
     };
     if (endpoint && held.length) {
       const secrets = this.signingSecrets(endpoint);
+      const current = this.currentDestination(endpoint);
       await eachLimited(held, concurrency, async (delivery) => {
         if (this.stopping || Date.now() > deadline) return; // put back below
+        // Deleted, sent elsewhere or paused since the batch was queued: not attempted, put back (a
+        // paused endpoint's test events excepted). Looked at again at most once a second.
+        const now = await current();
+        if (!now || now.url !== endpoint.url || (!now.enabled && delivery.event_type !== TEST_EVENT_TYPE)) return;
         const result = secrets instanceof Error ? unsigned(secrets) : await this.attempt(endpoint.url, secrets, delivery);
         outcomes.push(outcomeOf(delivery, result, retrySchedule, retryAt));
       });
@@ -109,6 +118,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const settle = () =>
       this.deliveries.db.transaction(async (sql) => {
         if (!(await this.deliveries.ownRun(sql, job))) return; // expired and handed on: that run records
+        if (endpoint) await this.deliveries.lockEndpoint(sql, endpoint.id);
         await this.queue.complete(sql, job);
         await this.deliveries.record(sql, job.id, outcomes);
         await this.deliveries.putBack(sql, job.id);
@@ -122,6 +132,19 @@ export class WebhookSender implements OnApplicationShutdown {
       onRetry: (error) => this.logger.warn(`recording webhook job ${job.id} failed (${error.message}), trying again`),
     });
     return outcomes.length;
+  }
+
+  /**
+   * The endpoint's destination as it is now (null once deleted), read at most once a second for a
+   * run: a delete, a new URL or a pause stops the rest of a batch queued before it (what was already
+   * in flight finishes).
+   */
+  private currentDestination(endpoint: EndpointRow): () => Promise<{ url: string; enabled: boolean } | null> {
+    let read: { at: number; value: Promise<{ url: string; enabled: boolean } | null> } | undefined;
+    return () => {
+      if (!read || Date.now() - read.at >= DESTINATION_RECHECK_MS) read = { at: Date.now(), value: this.endpoints.destination(endpoint.id) };
+      return read.value;
+    };
   }
 
   private attempt(url: string, secrets: string[], delivery: Sendable): Promise<AttemptResult> {

@@ -32,6 +32,20 @@ export interface WebhookScope {
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Up to `take` entries of the endpoint's feed after `after`, below the horizon, read as its tenant (inside `transaction` where it can). */
   feed(endpoint: EndpointView, after: FeedPosition, take: number): Promise<FeedRead>;
+  /**
+   * The types the caller may read (an integrator's token's), or null for an admin, who may send
+   * every type. An endpoint's types must be among them to be given, and to be changed, replayed,
+   * retried, rotated or to have its deliveries listed: what it sends is what the caller reads.
+   */
+  readonly readable: ReadableTypes;
+  /** The most events one replay queues (the API's), or none for an admin. */
+  readonly replayMax?: number;
+  /**
+   * Called inside a write's transaction, before it commits, with the ids it wrote (the endpoint,
+   * the delivery): the API's audit row, so a write whose row cannot be kept is undone rather than
+   * done unrecorded (and a new secret never lost behind a 503 while it is already in force).
+   */
+  written?(resourceIds: string[]): Promise<void>;
 }
 
 /** A new endpoint: its URL, and optionally its types and description. */
@@ -52,6 +66,9 @@ export interface CreatedEndpoint {
  * the default), or null for an admin, who may send every type (the default then: all of them).
  */
 export type ReadableTypes = readonly ChangeObject[] | null;
+
+/** How long a registration waits for a name to resolve before taking it as not resolving now. */
+const RESOLVE_DEADLINE_MS = 3000;
 
 /** Entries replayed per read of the feed (one statement of deliveries each). */
 const REPLAY_PAGE = 100;
@@ -89,10 +106,14 @@ export class WebhooksService {
   async create(
     scope: WebhookScope,
     input: NewEndpoint,
-    readable: ReadableTypes,
     request?: IdempotentRequest,
   ): Promise<{ answer: CreatedEndpoint; replayed: false } | { answer: string; replayed: true }> {
-    const types = this.typesFor(input.types, readable);
+    // A repeat answers the first answer before anything is judged again (the name may resolve elsewhere now).
+    if (request) {
+      const earlier = await scope.transaction((sql) => this.idempotency.earlier(sql, scope.companyId, request));
+      if (earlier !== null) return { answer: earlier, replayed: true };
+    }
+    const types = this.typesFor(input.types, scope.readable);
     await this.checkDestination(input.url);
     return scope.transaction(async (sql) => {
       if (request) {
@@ -118,6 +139,7 @@ export class WebhooksService {
       });
       const answer = { endpoint, secret };
       if (request) await this.idempotency.complete(sql, scope.companyId, request, request.render(answer));
+      await scope.written?.([endpoint.public_id]);
       return { answer, replayed: false as const };
     });
   }
@@ -136,14 +158,16 @@ export class WebhooksService {
    * pauses (deliveries wait, none is dropped); `enabled: true` resumes: `failing` cleared and the
    * waiting retries due at once.
    */
-  async update(scope: WebhookScope, endpointId: string, patch: EndpointPatch, readable: ReadableTypes): Promise<EndpointView> {
+  async update(scope: WebhookScope, endpointId: string, patch: EndpointPatch): Promise<EndpointView> {
     const changes: EndpointPatch = { ...patch };
-    if (patch.types !== undefined) changes.types = this.typesFor(patch.types ?? undefined, readable);
+    if (patch.types !== undefined) changes.types = this.typesFor(patch.types ?? undefined, scope.readable);
     if (patch.url !== undefined) await this.checkDestination(patch.url);
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      // Its types now must be the caller's to change it (a new URL would receive them), unless the patch replaces them.
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true, readsTypes: patch.types === undefined });
       const updated = await this.endpoints.update(sql, endpoint, changes);
       if (patch.enabled === true) await this.deliveryRecords.dueNow(sql, endpoint.id);
+      await scope.written?.([endpoint.public_id]);
       return updated;
     });
   }
@@ -151,8 +175,9 @@ export class WebhooksService {
   /** Deletes the endpoint and its delivery records; jobs still queued for it finish without sending. */
   remove(scope: WebhookScope, endpointId: string): Promise<EndpointView> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true });
       await this.endpoints.delete(sql, endpoint.id);
+      await scope.written?.([endpoint.public_id]);
       return endpoint;
     });
   }
@@ -163,7 +188,7 @@ export class WebhooksService {
     endpointId: string,
   ): Promise<{ endpoint: EndpointView; secret: string; previous_secret_expires_at: string }> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true, readsTypes: true });
       const secret = generateSigningSecret();
       const until = await this.endpoints.rotateSecret(
         sql,
@@ -177,6 +202,7 @@ export class WebhooksService {
           `Endpoint ${endpoint.public_id} already signs with two secrets; the previous one signs until ${endpoint.previous_secret_until}.`,
         );
       }
+      await scope.written?.([endpoint.public_id]);
       return { endpoint, secret, previous_secret_expires_at: until };
     });
   }
@@ -184,8 +210,10 @@ export class WebhooksService {
   /** Ends the previous secret's overlap now (it leaked, or the receiver switched): events carry the current signature only. */
   expirePreviousSecret(scope: WebhookScope, endpointId: string): Promise<{ endpoint: EndpointView; expired: boolean }> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId, true);
-      return { endpoint, expired: await this.endpoints.expirePreviousSecret(sql, endpoint.id) };
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true });
+      const expired = await this.endpoints.expirePreviousSecret(sql, endpoint.id);
+      await scope.written?.([endpoint.public_id]);
+      return { endpoint, expired };
     });
   }
 
@@ -198,7 +226,7 @@ export class WebhooksService {
     status?: DeliveryStatus,
   ): Promise<DeliveryRow[]> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { readsTypes: true });
       return this.deliveryRecords.page(sql, endpoint.id, before, limit, status);
     });
   }
@@ -206,10 +234,11 @@ export class WebhooksService {
   /** Sends that delivery's event again as a new attempt, whatever its state (one being attempted now is left to that attempt). */
   retry(scope: WebhookScope, endpointId: string, deliveryId: string): Promise<{ endpoint: EndpointView; delivery_id: string }> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { readsTypes: true });
       const id = parseId('webhookDelivery', deliveryId);
       const retried = id ? await this.deliveryRecords.retry(sql, endpoint.id, id) : null;
       if (!retried) throw ApiError.notFound(`No delivery ${JSON.stringify(deliveryId)} of webhook endpoint ${endpoint.public_id}.`);
+      await scope.written?.([endpoint.public_id, retried.public_id]);
       return { endpoint, delivery_id: retried.public_id };
     });
   }
@@ -220,6 +249,7 @@ export class WebhooksService {
       const endpoint = await this.endpointOf(sql, scope, endpointId);
       const event = { type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { endpoint_id: endpoint.public_id } };
       const deliveryId = await this.deliveryRecords.createTest(sql, endpoint.id, mintId('webhookEvent'), JSON.stringify(event));
+      await scope.written?.([endpoint.public_id, deliveryId]);
       return { endpoint, delivery_id: deliveryId };
     });
   }
@@ -231,37 +261,54 @@ export class WebhooksService {
    * it come too) up to the endpoint's position now; later ones reach it anyway. Each is a new
    * delivery, due at once, with the same `webhook-id`; the endpoint's batches take them (first,
    * before new changes). Entries compacted away are represented by their object's newest entry, as
-   * in the feed. A change in the batch being sent now is sent twice: at least once.
+   * in the feed. A change in the batch being sent now is sent twice: at least once. At most the
+   * scope's `replayMax` (the API's 10,000), the first after `from`: to go on, replay again from
+   * the last one's cursor.
    */
   replay(scope: WebhookScope, endpointId: string, from: string): Promise<{ endpoint: EndpointView; queued: number }> {
     return scope.transaction(async (sql) => {
-      const endpoint = await this.endpointOf(sql, scope, endpointId);
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { readsTypes: true });
       const since = Instant.parse(from);
       let after: FeedPosition = since
         ? await positionAt(async (text, params) => (await sql.query<{ epoch: string; horizon: string }>(text, params)).rows, since.iso)
         : this.openCursor(endpoint, from);
       const until: FeedPosition = [endpoint.position_epoch, endpoint.position_xid, endpoint.position_seq];
+      const most = scope.replayMax ?? Infinity;
       let queued = 0;
-      for (;;) {
-        const { rows: page } = await scope.feed(endpoint, after, REPLAY_PAGE);
+      for (let take = Math.min(REPLAY_PAGE, most); take > 0; take = Math.min(REPLAY_PAGE, most - queued)) {
+        const { rows: page } = await scope.feed(endpoint, after, take);
         const rows = page.filter((row) => comparePositions([row.epoch, row.xid, row.seq], until) <= 0);
         if (rows.length) {
           await this.deliveryRecords.createReplays(sql, endpoint.id, deliveriesOf(this.codec, endpoint, rows));
           queued += rows.length;
         }
-        if (rows.length < REPLAY_PAGE) break;
+        if (rows.length < take) break; // the feed, or the endpoint's position, came first
         const last = rows[rows.length - 1];
         after = [last.epoch, last.xid, last.seq];
       }
+      await scope.written?.([endpoint.public_id]);
       return { endpoint, queued };
     });
   }
 
-  /** The company's endpoint with that id; `404` otherwise (another company's is as unknown as none). With `lock`, held until the transaction ends. */
-  private async endpointOf(sql: Sql, scope: WebhookScope, endpointId: string, lock = false): Promise<EndpointView> {
+  /**
+   * The company's endpoint with that id; `404` otherwise (another company's is as unknown as none).
+   * With `lock`, held until the transaction ends; with `readsTypes`, refused (`403`) unless the
+   * caller reads every type it sends.
+   */
+  private async endpointOf(
+    sql: Sql,
+    scope: WebhookScope,
+    endpointId: string,
+    { lock = false, readsTypes = false }: { lock?: boolean; readsTypes?: boolean } = {},
+  ): Promise<EndpointView> {
     const id = parseId('webhookEndpoint', endpointId);
     const endpoint = id ? await this.endpoints.inCompany(sql, scope.companyId, id, lock) : null;
     if (!endpoint) throw ApiError.notFound(`No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
+    if (readsTypes && scope.readable !== null) {
+      const unreadable = typesOf(endpoint).find((type) => !scope.readable!.includes(type));
+      if (unreadable) throw AuthErrors.insufficientScope(SCOPES_OF_OBJECT[unreadable]);
+    }
     return endpoint;
   }
 
@@ -299,11 +346,23 @@ export class WebhooksService {
     const refused = this.policy.refusedUrl(url);
     if (refused) throw new ApiError('INVALID_WEBHOOK_URL', `The URL is refused: ${refused}.`);
     const host = hostOf(new URL(url));
-    await this.policy.destination(host).catch((error: Error) => {
-      if (error instanceof DestinationRefused) {
-        throw new ApiError('INVALID_WEBHOOK_URL', `The URL is refused: ${host} resolves to ${error.address}: ${error.message}.`);
-      }
-    });
+    // A name that does not answer within the deadline is taken as one that does not resolve now: the
+    // request does not wait on a slow resolver (the transport judges the name before every send).
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESOLVE_DEADLINE_MS)));
+    const judged = this.policy.destination(host).then(
+      () => undefined,
+      (error: Error) => {
+        if (error instanceof DestinationRefused) {
+          throw new ApiError('INVALID_WEBHOOK_URL', `The URL is refused: ${host} resolves to ${error.address}: ${error.message}.`);
+        }
+      },
+    );
+    try {
+      await Promise.race([judged, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
