@@ -23,4 +23,4 @@ export type { SyncCheckpoint, SyncObject, SyncObjectType, SyncOptions, SyncProgr
 export { Transport, realClock } from './transport.js';
 export type { Clock, RequestOptions, RetryOptions, RetryPolicy, TransportOptions } from './transport.js';
 export { verifyWebhook } from './webhooks.js';
-export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
+export type { WebhookEvent, WebhookHeaders, WebhookTestEvent } from './webhooks.js';
