@@ -414,10 +414,7 @@ export class WebhookEndpointsResource {
    * INVALID_WEBHOOK_URL`, `409 WEBHOOK_ENDPOINT_LIMIT`, `403 INSUFFICIENT_SCOPE` (a type the token
    * cannot read).
    */
-  async create(
-    body: WebhookEndpointCreate,
-    options: RequestOptions & { idempotencyKey?: string } = {},
-  ): Promise<CreatedWebhookEndpoint> {
+  async create(body: WebhookEndpointCreate, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<CreatedWebhookEndpoint> {
     const { idempotencyKey: key, ...request } = options;
     if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
       throw new TypeError(`idempotencyKey must be 1 to 255 characters, not ${JSON.stringify(key)}`);

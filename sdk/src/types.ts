@@ -101,15 +101,14 @@ export type WriteRoute<M extends WriteMethod> = {
 export type WriteBodyOf<M extends WriteMethod, P extends WriteRoute<M>> =
   Operation<P, M> extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
 /** What a write route answers with its success: its 200, 201 or 202 JSON body, or `undefined` for a 204. */
-export type WriteAnswerOf<M extends WriteMethod, P extends WriteRoute<M>> =
-  Operation<P, M>['responses'] extends infer R
-    ? R extends { 200: { content: { 'application/json': infer A } } }
+export type WriteAnswerOf<M extends WriteMethod, P extends WriteRoute<M>> = Operation<P, M>['responses'] extends infer R
+  ? R extends { 200: { content: { 'application/json': infer A } } }
+    ? A
+    : R extends { 201: { content: { 'application/json': infer A } } }
       ? A
-      : R extends { 201: { content: { 'application/json': infer A } } }
+      : R extends { 202: { content: { 'application/json': infer A } } }
         ? A
-        : R extends { 202: { content: { 'application/json': infer A } } }
-          ? A
-          : undefined
-    : never;
+        : undefined
+  : never;
 /** The ids a write route's path names. */
 export type WritePathParamsOf<M extends WriteMethod, P extends WriteRoute<M>> = Operation<P, M>['parameters']['path'];

@@ -30,7 +30,11 @@ describe('webhookEndpoints.create', () => {
     const { api, server } = harness();
     server.answers.push(one(201, CREATED));
 
-    const created = await api.webhookEndpoints.create({ url: 'https://hooks.example.com/in', types: ['meeting', 'call'], description: 'CRM' });
+    const created = await api.webhookEndpoints.create({
+      url: 'https://hooks.example.com/in',
+      types: ['meeting', 'call'],
+      description: 'CRM',
+    });
 
     expect(created).toEqual(CREATED);
     const [sent] = server.apiRequests;
@@ -57,7 +61,11 @@ describe('webhookEndpoints.create', () => {
 
   it('sends the same key again after a 503 and a 429', async () => {
     const { api, server } = harness();
-    server.answers.push(envelope(503, 'SERVICE_UNAVAILABLE'), envelope(429, 'RATE_LIMIT_EXCEEDED', {}, { 'Retry-After': '1' }), one(201, CREATED));
+    server.answers.push(
+      envelope(503, 'SERVICE_UNAVAILABLE'),
+      envelope(429, 'RATE_LIMIT_EXCEEDED', {}, { 'Retry-After': '1' }),
+      one(201, CREATED),
+    );
 
     await api.webhookEndpoints.create({ url: 'https://hooks.example.com/in' });
 
@@ -82,7 +90,9 @@ describe('webhookEndpoints.create', () => {
   it('refuses a key the service would refuse (empty, over 255 characters) before any request', async () => {
     const { api, server } = harness();
     for (const key of ['', 'k'.repeat(256)])
-      await expect(api.webhookEndpoints.create({ url: 'https://a.example.com' }, { idempotencyKey: key })).rejects.toBeInstanceOf(TypeError);
+      await expect(api.webhookEndpoints.create({ url: 'https://a.example.com' }, { idempotencyKey: key })).rejects.toBeInstanceOf(
+        TypeError,
+      );
     expect(server.sent).toHaveLength(0);
   });
 
@@ -122,7 +132,10 @@ describe('webhookEndpoints reads', () => {
     expect(await api.webhookEndpoints.get('whe_1')).toEqual(ENDPOINT);
     await expect(api.webhookEndpoints.get('whe_?/x')).rejects.toMatchObject({ status: 404, code: 'RESOURCE_NOT_FOUND' });
 
-    expect(server.apiRequests.map((s) => `${s.method} ${s.path}`)).toEqual(['GET /v1/webhook-endpoints/whe_1', 'GET /v1/webhook-endpoints/whe_%3F%2Fx']);
+    expect(server.apiRequests.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'GET /v1/webhook-endpoints/whe_1',
+      'GET /v1/webhook-endpoints/whe_%3F%2Fx',
+    ]);
   });
 
   it('deliveries pages with state and limit', async () => {
@@ -173,7 +186,9 @@ describe('webhookEndpoints writes', () => {
     await expect(api.webhookEndpoints.delete('whe_1')).resolves.toBeUndefined();
 
     expect(clock.sleeps).toHaveLength(1);
-    expect(server.apiRequests.map((s) => [s.method, s.path, s.body])).toEqual(Array(2).fill(['DELETE', '/v1/webhook-endpoints/whe_1', null]));
+    expect(server.apiRequests.map((s) => [s.method, s.path, s.body])).toEqual(
+      Array(2).fill(['DELETE', '/v1/webhook-endpoints/whe_1', null]),
+    );
   });
 
   it('rotateSecret POSTs without a body; 409 ROTATION_IN_PROGRESS is an ApiError', async () => {
@@ -265,7 +280,10 @@ describe('what is not sent twice: update, rotateSecret, retry, test, replay', ()
         controller.error(new TypeError('terminated'));
       },
     });
-    server.answers.push(new Response(cut, { status: 202, headers: { 'Content-Type': 'application/json' } }), one(202, { delivery_id: 'whd_2' }));
+    server.answers.push(
+      new Response(cut, { status: 202, headers: { 'Content-Type': 'application/json' } }),
+      one(202, { delivery_id: 'whd_2' }),
+    );
 
     await expect(api.webhookEndpoints.test('whe_1')).rejects.toMatchObject({ status: 0, code: 'CONNECTION_ERROR' });
     expect(server.apiRequests).toHaveLength(1);

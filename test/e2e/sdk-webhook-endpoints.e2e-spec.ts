@@ -71,7 +71,13 @@ describe('SDK: api.webhookEndpoints and api.auditEvents against the service', ()
     await eventually(async () => (await api.webhookEndpoints.deliveries(created.id).toArray())[0]?.state === 'delivered', WAIT_MS);
     const deliveries = await api.webhookEndpoints.deliveries(created.id, { state: 'delivered' }).toArray();
     expect(deliveries).toEqual([
-      expect.objectContaining({ object: 'webhook_delivery', id: delivery_id, event_id: got.id, type: 'webhook.test', last_response_status: 200 }),
+      expect.objectContaining({
+        object: 'webhook_delivery',
+        id: delivery_id,
+        event_id: got.id,
+        type: 'webhook.test',
+        last_response_status: 200,
+      }),
     ]);
 
     const paused = await api.webhookEndpoints.update(created.id, { enabled: false });
@@ -92,7 +98,12 @@ describe('SDK: api.webhookEndpoints and api.auditEvents against the service', ()
     // The access log names the endpoint on each of its successful calls, newest first (the 404 after names none).
     const trail = await api.auditEvents.list({ resource_id: created.id, limit: 5 }).toArray();
     expect(trail.length).toBeGreaterThanOrEqual(5);
-    expect(trail[0]).toMatchObject({ object: 'audit_event', method: 'DELETE', route: 'DELETE /v1/webhook-endpoints/{endpoint_id}', status: 204 });
+    expect(trail[0]).toMatchObject({
+      object: 'audit_event',
+      method: 'DELETE',
+      route: 'DELETE /v1/webhook-endpoints/{endpoint_id}',
+      status: 204,
+    });
     const deletes = await api.auditEvents.list({ route: 'DELETE /v1/webhook-endpoints/{endpoint_id}', status: '204' }).toArray();
     expect(deletes.map((e) => e.resource_ids)).toEqual([[created.id]]);
   }, 90_000);

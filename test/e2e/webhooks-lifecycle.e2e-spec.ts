@@ -146,7 +146,11 @@ describe('webhooks: a worker in the API process: secrets, receivers, destination
       eventually(async () => run.output.includes(text), 30_000).catch(() => {
         throw new Error(`the example did not print ${text}:\n${run.output}`);
       });
-    const lines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (output: string) =>
+      output
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
 
     const first = start();
     try {
