@@ -3,11 +3,13 @@ import { ApiError } from './errors.js';
 import { ExportStream, ExportStreamOptions } from './export.js';
 import { Page, PageIterable } from './pagination.js';
 import type { RateLimitState } from './rate-limit.js';
-import { RequestOptions, Transport, TransportOptions } from './transport.js';
+import { RequestOptions, RetryPolicy, Transport, TransportOptions } from './transport.js';
 import { SyncOptions, SyncResult, SyncStore, syncCopy } from './sync.js';
 import type {
   Answer,
   AnswerOf,
+  AuditEvent,
+  AuditEventListQuery,
   Call,
   CallListQuery,
   CaptionsQuery,
@@ -20,6 +22,8 @@ import type {
   ChatMessageListQuery,
   Context,
   ConversationPart,
+  CreatedWebhookEndpoint,
+  DeliveryQueued,
   EmailConversation,
   EmailListQuery,
   EmailMessage,
@@ -31,9 +35,23 @@ import type {
   OverallEvaluation,
   PathParamsOf,
   RecordingPart,
+  ReplayQueued,
+  RotatedSecret,
   TextPathParamsOf,
   TextRoute,
   Transcript,
+  WebhookDelivery,
+  WebhookDeliveryListQuery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointListQuery,
+  WebhookEndpointUpdate,
+  WebhookReplay,
+  WriteAnswerOf,
+  WriteBodyOf,
+  WriteMethod,
+  WritePathParamsOf,
+  WriteRoute,
 } from './types.js';
 
 export interface ConversationApiOptions extends Omit<TransportOptions, 'scopes'> {
@@ -93,6 +111,8 @@ export class ConversationApi {
   readonly emails: ConversationResource<EmailConversation, EmailMessage, EmailListQuery, EmailMessageListQuery>;
   readonly chat: ConversationResource<ChatConversation, ChatMessage, ChatListQuery, ChatMessageListQuery>;
   readonly changes: ChangesResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly auditEvents: AuditEventsResource;
 
   constructor(options: ConversationApiOptions) {
     this.transport = new Transport(options);
@@ -102,6 +122,8 @@ export class ConversationApi {
     this.emails = new ConversationResource(this, '/v1/emails');
     this.chat = new ConversationResource(this, '/v1/chat');
     this.changes = new ChangesResource(this);
+    this.webhookEndpoints = new WebhookEndpointsResource(this);
+    this.auditEvents = new AuditEventsResource(this);
   }
 
   /** The rate-limit state the last counted answer reported (null before any). */
@@ -174,6 +196,40 @@ export class ConversationApi {
       fetch: (request: Request) => this.transport.send(request, options),
     });
     return data as string;
+  }
+
+  /**
+   * One POST, PATCH or DELETE of a `/v1` route through the transport, its body as JSON; its success
+   * body (`undefined` for a 204), as the OpenAPI document types the route. `retry` says what may be
+   * sent again (see `RetryPolicy`); `headers` are added (an `Idempotency-Key`). @internal
+   */
+  async write<M extends WriteMethod, P extends WriteRoute<M>>(
+    method: M,
+    path: P,
+    pathParams: WritePathParamsOf<M, P>,
+    body: WriteBodyOf<M, P>,
+    options: RequestOptions = {},
+    send: { retry: RetryPolicy; headers?: Record<string, string> },
+  ): Promise<WriteAnswerOf<M, P>> {
+    const ids = (pathParams ?? {}) as Record<string, string>;
+    checkIds(ids);
+    const route: string = path;
+    const url = `${this.transport.baseUrl}${route.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? ''))}`;
+    const headers: Record<string, string> = { Accept: 'application/json', ...send.headers };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const request = new Request(url, {
+      method: method.toUpperCase(),
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const response = await this.transport.send(request, options, false, send.retry);
+    if (response.status === 204) return undefined as WriteAnswerOf<M, P>;
+    try {
+      // The transport answers only a 2xx, and that is the document's success for the route.
+      return (await response.json()) as WriteAnswerOf<M, P>;
+    } catch (error) {
+      throw new ApiError({ status: response.status, code: 'INVALID_RESPONSE', detail: `${path}: the answer is not JSON`, cause: error });
+    }
   }
 
   /** A list route as an iterable of its items (`T`, what its pages hold). @internal */
@@ -325,5 +381,105 @@ export class ChangesResource {
   /** One page of entries. */
   page(query: ChangesQuery = {}, options?: RequestOptions): Promise<ChangesPage> {
     return this.api.get('/v1/changes', query, undefined, options);
+  }
+}
+
+/** A fresh `Idempotency-Key`: a random UUID. */
+function idempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * Your company's webhook endpoints (needs `webhooks.manage`): register, change, pause, remove
+ * them, read their deliveries and send events again.
+ *
+ * What the client retries on its own (`RetryPolicy`): the reads (`list`, `get`, `deliveries`),
+ * `create` (it always sends an `Idempotency-Key`, the same on each of its retries: a create
+ * retried after a lost answer answers the first endpoint again, never a second one) and `delete`
+ * (deleting twice leaves the same state: a retried delete whose first attempt was done answers
+ * `404 RESOURCE_NOT_FOUND`, and the endpoint is gone either way) are retried after 429, 5xx and
+ * network errors, as every read is. `update`, `rotateSecret`, `retry`, `test` and `replay` are
+ * not sent twice once they may have reached the service (a rotation sent again is `409
+ * ROTATION_IN_PROGRESS`, a test sent again sends two events): they are retried only after a 429,
+ * a stale token or a connection that was never made, and any other failure is thrown for you to
+ * decide (read the endpoint or its deliveries to see whether it was done).
+ */
+export class WebhookEndpointsResource {
+  constructor(private readonly api: ConversationApi) {}
+
+  /**
+   * `POST /v1/webhook-endpoints`: registers an endpoint; the answer holds its `secret`, shown this
+   * once. Sends `Idempotency-Key`: yours (1 to 255 characters; the same key with another body is
+   * `409 IDEMPOTENCY_KEY_REUSED`), or a random one made for this call. Errors: `400
+   * INVALID_WEBHOOK_URL`, `409 WEBHOOK_ENDPOINT_LIMIT`, `403 INSUFFICIENT_SCOPE` (a type the token
+   * cannot read).
+   */
+  async create(body: WebhookEndpointCreate, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<CreatedWebhookEndpoint> {
+    const { idempotencyKey: key, ...request } = options;
+    if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
+      throw new TypeError(`idempotencyKey must be 1 to 255 characters, not ${JSON.stringify(key)}`);
+    const headers = { 'Idempotency-Key': key ?? idempotencyKey() };
+    return (await this.api.write('post', '/v1/webhook-endpoints', undefined, body, request, { retry: 'idempotent', headers })).data;
+  }
+
+  /** `GET /v1/webhook-endpoints`: the company's endpoints, oldest first. */
+  list(query?: WebhookEndpointListQuery, options?: RequestOptions): PageIterable<WebhookEndpoint> {
+    return this.api.list<WebhookEndpoint, '/v1/webhook-endpoints'>('/v1/webhook-endpoints', query, undefined, options);
+  }
+
+  /** One endpoint; `404 RESOURCE_NOT_FOUND` when it is not the company's. */
+  async get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return (await this.api.get('/v1/webhook-endpoints/{endpoint_id}', {}, { endpoint_id: id }, options)).data;
+  }
+
+  /** `PATCH`: changes the fields named; `enabled: false` pauses, `enabled: true` resumes. Not retried once sent. */
+  async update(id: string, body: WebhookEndpointUpdate, options?: RequestOptions): Promise<WebhookEndpoint> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}';
+    return (await this.api.write('patch', path, { endpoint_id: id }, body, options, { retry: 'unsafe' })).data;
+  }
+
+  /** `DELETE`: nothing more is sent to it. Retried as a read (see the class). */
+  async delete(id: string, options?: RequestOptions): Promise<void> {
+    await this.api.write('delete', '/v1/webhook-endpoints/{endpoint_id}', { endpoint_id: id }, undefined, options, { retry: 'idempotent' });
+  }
+
+  /** A new signing secret (shown this once); the previous one signs too until `previous_secret_expires_at`. `409 ROTATION_IN_PROGRESS` meanwhile. Not retried once sent. */
+  async rotateSecret(id: string, options?: RequestOptions): Promise<RotatedSecret> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}/rotate-secret';
+    return (await this.api.write('post', path, { endpoint_id: id }, undefined, options, { retry: 'unsafe' })).data;
+  }
+
+  /** `GET …/deliveries`: the endpoint's deliveries, newest first (`state` filters them). */
+  deliveries(id: string, query?: WebhookDeliveryListQuery, options?: RequestOptions): PageIterable<WebhookDelivery> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}/deliveries';
+    return this.api.list<WebhookDelivery, typeof path>(path, query, { endpoint_id: id }, options);
+  }
+
+  /** Sends that delivery's event again now, as one more attempt. Not retried once sent. */
+  async retry(id: string, deliveryId: string, options?: RequestOptions): Promise<DeliveryQueued> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry';
+    return (await this.api.write('post', path, { endpoint_id: id, delivery_id: deliveryId }, undefined, options, { retry: 'unsafe' })).data;
+  }
+
+  /** Sends a signed `webhook.test` event (a paused endpoint gets it too), recorded as a delivery. Not retried once sent. */
+  async test(id: string, options?: RequestOptions): Promise<DeliveryQueued> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}/test';
+    return (await this.api.write('post', path, { endpoint_id: id }, undefined, options, { retry: 'unsafe' })).data;
+  }
+
+  /** Queues again every change after `from` (a feed or event cursor, or a date-time with an offset). Not retried once sent. */
+  async replay(id: string, body: WebhookReplay, options?: RequestOptions): Promise<ReplayQueued> {
+    const path = '/v1/webhook-endpoints/{endpoint_id}/replay';
+    return (await this.api.write('post', path, { endpoint_id: id }, body, options, { retry: 'unsafe' })).data;
+  }
+}
+
+/** The company's access log (needs `audit.read`). */
+export class AuditEventsResource {
+  constructor(private readonly api: ConversationApi) {}
+
+  /** `GET /v1/audit-events`: every request made in the company's name, newest first, filtered (`client_id`, `route`, `status`, `resource_id`, `occurred_after`, `occurred_before`). */
+  list(query?: AuditEventListQuery, options?: RequestOptions): PageIterable<AuditEvent> {
+    return this.api.list<AuditEvent, '/v1/audit-events'>('/v1/audit-events', query, undefined, options);
   }
 }

@@ -21,6 +21,6 @@ export { JsonFileStore, MemoryStore } from './stores.js';
 export { syncCopy } from './sync.js';
 export type { SyncCheckpoint, SyncObject, SyncObjectType, SyncOptions, SyncProgress, SyncResult, SyncSource, SyncStore } from './sync.js';
 export { Transport, realClock } from './transport.js';
-export type { Clock, RequestOptions, RetryOptions, TransportOptions } from './transport.js';
+export type { Clock, RequestOptions, RetryOptions, RetryPolicy, TransportOptions } from './transport.js';
 export { verifyWebhook } from './webhooks.js';
-export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
+export type { WebhookEvent, WebhookHeaders, WebhookTestEvent } from './webhooks.js';

@@ -71,6 +71,34 @@ interface Token {
 }
 
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+/**
+ * What an `unsafe` call retries: only answers that say the request was refused before it was acted
+ * on. A 429 is the rate limiter's refusal, which runs before any route; a 5xx may come after the
+ * route acted (the audit row is committed after it, and its failure answers 503).
+ */
+const UNSAFE_RETRIED_STATUSES = new Set([429]);
+/** Statuses whose answer never has a body. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+/**
+ * Network failures that happen before a byte of the request is sent (undici's `cause.code`): no
+ * connection was made, so nothing reached the service.
+ */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function neverSent(cause: unknown): boolean {
+  const code = (cause as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return typeof code === 'string' && NEVER_SENT.has(code);
+}
+
+/**
+ * How a call may be retried. `idempotent` (GETs, a create with its `Idempotency-Key`, a delete): after
+ * 429, 500, 502, 503, 504 and any network error, as `RetryOptions` says. `unsafe` (an update, a
+ * rotation, a retry, a test, a replay: sending one twice does it twice): only when the request
+ * surely did nothing: a 429, a `401 INVALID_ACCESS_TOKEN` (retried once with a new token), or a
+ * connection that was never made (`ECONNREFUSED`, `ENOTFOUND`, `EAI_AGAIN`, a connect timeout).
+ * Any other failure is thrown: a 5xx, a reset, a timeout may come after the service acted.
+ */
+export type RetryPolicy = 'idempotent' | 'unsafe';
 /** The longest timer Node keeps (2^31 − 1 ms): a longer wait would fire at once. */
 const MAX_WAIT = 2 ** 31 - 1;
 /** The token request's deadline when the client has no default timeout. */
@@ -127,30 +155,33 @@ export class Transport {
    * read inside the retry loop (a body cut or stalled counts as a network error, retried, and the
    * deadline covers it), unless `streamed`: then it is returned unread, for the caller to stream.
    */
-  async send(request: Request, options: RequestOptions = {}, streamed = false): Promise<Response> {
+  async send(request: Request, options: RequestOptions = {}, streamed = false, retry: RetryPolicy = 'idempotent'): Promise<Response> {
     const call = this.callContext(options);
     try {
-      return await this.sendWithin(request, call, streamed);
+      return await this.sendWithin(request, call, streamed, retry);
     } finally {
       // A streamed body is still being read under the call's signal: its links stay.
       if (!streamed) call.dispose();
     }
   }
 
-  private async sendWithin(request: Request, call: CallContext, streamed: boolean): Promise<Response> {
+  private async sendWithin(request: Request, call: CallContext, streamed: boolean, retry: RetryPolicy): Promise<Response> {
     let reissued = false;
+    // Read once: each attempt sends these bytes again (a request's own body can be read only once).
+    const payload = request.body === null ? null : await request.arrayBuffer();
     for (let attempt = 0; ; attempt++) {
       const token = await this.accessToken(call);
       const headers = new Headers(request.headers);
       headers.set('Authorization', `Bearer ${token.value}`);
       if (this.options.userAgent) headers.set('User-Agent', this.options.userAgent);
       this.requests++;
-      const response = await this.attempt(new Request(request, { headers }), call, attempt);
+      const sent = new Request(request.url, { method: request.method, headers, body: payload });
+      const response = await this.attempt(sent, call, attempt, retry);
       if (!response) continue; // a network error, backed off
       this.observe(response);
       if (response.ok) {
         if (streamed) return response;
-        const body = await this.readBody(response, request, call, attempt);
+        const body = await this.readBody(response, request, call, attempt, retry);
         if (body) return body;
         continue; // the body was cut, backed off
       }
@@ -163,33 +194,45 @@ export class Transport {
         attempt--;
         continue;
       }
-      await this.backOffOrThrow(response, call, attempt);
+      await this.backOffOrThrow(response, call, attempt, retry);
     }
   }
 
-  /** One fetch: its response, or null after a network error was backed off (thrown when out of attempts). */
-  private async attempt(request: Request, call: CallContext, attempt: number): Promise<Response | null> {
+  /** One fetch: its response, or null after a network error was backed off (thrown when out of attempts, or not to be retried). */
+  private async attempt(request: Request, call: CallContext, attempt: number, retry: RetryPolicy = 'idempotent'): Promise<Response | null> {
     try {
       return await this.fetchImpl(request, { signal: call.signal });
     } catch (cause) {
-      await this.networkError(cause, request, call, attempt);
+      await this.networkError(cause, request, call, attempt, retry === 'idempotent' || neverSent(cause));
       return null;
     }
   }
 
   /** The whole body of a success, as a response of its own; null after a cut body was backed off. */
-  private async readBody(response: Response, request: Request, call: CallContext, attempt: number): Promise<Response | null> {
+  private async readBody(
+    response: Response,
+    request: Request,
+    call: CallContext,
+    attempt: number,
+    retry: RetryPolicy = 'idempotent',
+  ): Promise<Response | null> {
     try {
       const bytes = await response.arrayBuffer();
-      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+      // A 204 (or 205, 304) has no body, and a Response refuses to be given one, even empty.
+      const body = NULL_BODY_STATUSES.has(response.status) ? null : bytes;
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (cause) {
-      await this.networkError(cause, request, call, attempt);
+      // The server answered 2xx: it acted. An unsafe call is not sent again for its body.
+      await this.networkError(cause, request, call, attempt, retry === 'idempotent');
       return null;
     }
   }
 
-  /** A failure without an answer (or in the middle of one): the caller's abort, or a CONNECTION_ERROR backed off (thrown when out of attempts). */
-  private async networkError(cause: unknown, request: Request, call: CallContext, attempt: number): Promise<void> {
+  /**
+   * A failure without an answer (or in the middle of one): the caller's abort, or a
+   * CONNECTION_ERROR backed off (thrown when out of attempts, or at once when not `retried`).
+   */
+  private async networkError(cause: unknown, request: Request, call: CallContext, attempt: number, retried = true): Promise<void> {
     if (call.signal.aborted) throw this.abortReason(call);
     const error = cause as Error & { cause?: { code?: string; message?: string } };
     // undici reports "fetch failed" and puts the reason (ECONNREFUSED, a reset…) in `cause`.
@@ -200,14 +243,15 @@ export class Transport {
       detail: `${request.method} ${new URL(request.url).pathname}: ${reason}`,
       cause,
     });
+    if (!retried) throw failure;
     await this.wait(this.backoff(attempt), call, attempt, failure);
   }
 
   /** A retried status waits its turn (or throws when out of attempts or past the deadline); any other throws. */
-  private async backOffOrThrow(response: Response, call: CallContext, attempt: number): Promise<void> {
+  private async backOffOrThrow(response: Response, call: CallContext, attempt: number, retry: RetryPolicy = 'idempotent'): Promise<void> {
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), this.clock.now());
     const error = await ApiError.fromResponse(response, retryAfter);
-    if (!RETRIED_STATUSES.has(response.status)) throw error;
+    if (!(retry === 'idempotent' ? RETRIED_STATUSES : UNSAFE_RETRIED_STATUSES).has(response.status)) throw error;
     const delay = retryAfter !== null ? retryAfter * 1000 : this.backoff(attempt);
     await this.wait(delay, call, attempt, error);
   }

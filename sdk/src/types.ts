@@ -65,3 +65,50 @@ export type TextPathParamsOf<P extends TextRoute> = paths[P]['get']['parameters'
 export type AnswerOf<P extends JsonRoute> = paths[P]['get']['responses'][200]['content']['application/json'];
 /** The ids a route's path names (`undefined` for a route that names none). */
 export type PathParamsOf<P extends JsonRoute> = paths[P]['get']['parameters']['path'];
+
+/** A webhook endpoint as the API shows it (never with its secret). */
+export type WebhookEndpoint = Schemas['WebhookEndpointDto'];
+/** A webhook endpoint just created: with its signing secret (`whsec_…`), shown this once. */
+export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpointDto'];
+/** A create's body: the https URL, the feed types (default: every type the token reads), a description. */
+export type WebhookEndpointCreate = Schemas['CreateWebhookEndpointBody'];
+/** An update's body: any of `url`, `types`, `description`, `enabled` (`false` pauses, `true` resumes). */
+export type WebhookEndpointUpdate = Schemas['UpdateWebhookEndpointBody'];
+/** A rotation's answer: the new secret, and until when the previous one signs too. */
+export type RotatedSecret = Schemas['RotatedSecretDto'];
+/** One event sent to one endpoint: its outcome, never its body. */
+export type WebhookDelivery = Schemas['WebhookDeliveryDto'];
+/** A retry's or a test's answer: the delivery that will be attempted. */
+export type DeliveryQueued = Schemas['DeliveryQueuedDto'];
+/** A replay's answer: how many events were queued again. */
+export type ReplayQueued = Schemas['ReplayQueuedDto'];
+/** A replay's body: a feed or event cursor, or an RFC 3339 date-time with an offset. */
+export type WebhookReplay = Schemas['ReplayWebhookEndpointBody'];
+export type WebhookEndpointListQuery = Query<'listWebhookEndpoints'>;
+export type WebhookDeliveryListQuery = Query<'listWebhookDeliveries'>;
+/** One request of the company's access log. */
+export type AuditEvent = Schemas['AuditEventDto'];
+export type AuditEventListQuery = Query<'listAuditEvents'>;
+
+/** The methods that write. */
+export type WriteMethod = 'post' | 'patch' | 'delete';
+type Operation<P extends keyof paths, M extends WriteMethod> = NonNullable<paths[P][M]>;
+/** The `/v1` routes that answer `M` (the token endpoint's POST is the transport's). */
+export type WriteRoute<M extends WriteMethod> = {
+  [P in keyof paths]: P extends `/v1/${string}` ? (paths[P][M] extends { responses: object } ? P : never) : never;
+}[keyof paths];
+/** The JSON body a write route takes (`undefined` for one that takes none). */
+export type WriteBodyOf<M extends WriteMethod, P extends WriteRoute<M>> =
+  Operation<P, M> extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+/** What a write route answers with its success: its 200, 201 or 202 JSON body, or `undefined` for a 204. */
+export type WriteAnswerOf<M extends WriteMethod, P extends WriteRoute<M>> = Operation<P, M>['responses'] extends infer R
+  ? R extends { 200: { content: { 'application/json': infer A } } }
+    ? A
+    : R extends { 201: { content: { 'application/json': infer A } } }
+      ? A
+      : R extends { 202: { content: { 'application/json': infer A } } }
+        ? A
+        : undefined
+  : never;
+/** The ids a write route's path names. */
+export type WritePathParamsOf<M extends WriteMethod, P extends WriteRoute<M>> = Operation<P, M>['parameters']['path'];

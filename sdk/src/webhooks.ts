@@ -20,6 +20,19 @@ export interface WebhookEvent {
   };
 }
 
+/**
+ * A test event (`api.webhookEndpoints.test`, `POST /v1/webhook-endpoints/{endpoint_id}/test`): signed
+ * like every event, naming no change. `verifyWebhook` returns it typed as a `WebhookEvent` (its
+ * return type stays that of the change events, so that programs reading `data.cursor` keep
+ * compiling); check `type` first:
+ * `if ((event.type as string) === 'webhook.test') { const test = event as unknown as WebhookTestEvent; … }`.
+ */
+export interface WebhookTestEvent {
+  type: 'webhook.test';
+  timestamp: string;
+  data: { endpoint_id: string };
+}
+
 /** Header maps as Node's `IncomingHttpHeaders`, a fetch `Headers`, or a plain record. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 

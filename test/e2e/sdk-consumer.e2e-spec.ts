@@ -12,7 +12,21 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 /** A strict TypeScript program as an integrator writes it, against the package's public types only. */
 const PROGRAM = `
-import { ApiError, ConversationApi, MemoryStore, verifyWebhook, type Meeting, type SyncResult } from '@conversation-read-api/sdk';
+import {
+  ApiError,
+  ConversationApi,
+  MemoryStore,
+  verifyWebhook,
+  type AuditEvent,
+  type CreatedWebhookEndpoint,
+  type DeliveryQueued,
+  type Meeting,
+  type ReplayQueued,
+  type RotatedSecret,
+  type SyncResult,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@conversation-read-api/sdk';
 
 const api = new ConversationApi({ baseUrl: process.env.BASE_URL!, clientId: process.env.CLIENT_ID!, clientSecret: process.env.CLIENT_SECRET! });
 const titles: string[] = [];
@@ -21,6 +35,10 @@ const [firstId] = (await api.meetings.list({ limit: 1 }).firstPage()).data.map((
 const meeting: Meeting = await api.meetings.get(firstId!, { include: ['evaluation', 'transcript'] });
 const store = new MemoryStore();
 const result: SyncResult = await api.sync(store);
+// Run before the 404 below (whose rate-limit state is checked): the routes answer the demo's client 403 (it holds neither webhooks.manage nor audit.read).
+const scopeErrors: string[] = [];
+for (const call of [() => api.webhookEndpoints.list().firstPage(), () => api.auditEvents.list().firstPage()])
+  await call().catch((error: unknown) => scopeErrors.push(error instanceof ApiError ? \`\${error.status} \${error.code}\` : String(error)));
 let notFound: string | null = null;
 try {
   await api.calls.get('call_0000000000000000000000');
@@ -33,13 +51,44 @@ api.meetings.list({ limit: 'seven' });
 api.meetings.list({ include: ['messages'] });
 // @ts-expect-error: the feed's types are the six object types
 api.changes.list({ types: ['meetings'] });
+/** Every webhook-endpoint method, compiled strict (the demo's client lacks webhooks.manage: not run). */
+async function manage(api: ConversationApi): Promise<void> {
+  const created: CreatedWebhookEndpoint = await api.webhookEndpoints.create({ url: 'https://hooks.example.com/in', types: ['meeting'], description: null });
+  const secret: string = created.secret;
+  await api.webhookEndpoints.create({ url: 'https://hooks.example.com/in' }, { idempotencyKey: 'k', timeout: 5_000 });
+  const all: WebhookEndpoint[] = await api.webhookEndpoints.list({ limit: 10 }).toArray();
+  const one: WebhookEndpoint = await api.webhookEndpoints.get(created.id);
+  const paused: WebhookEndpoint = await api.webhookEndpoints.update(one.id, { enabled: false, url: 'https://b.example.com', types: ['call'] });
+  const rotated: RotatedSecret = await api.webhookEndpoints.rotateSecret(paused.id);
+  const failed: WebhookDelivery[] = [];
+  for await (const delivery of api.webhookEndpoints.deliveries(created.id, { state: 'failed', limit: 5 })) failed.push(delivery);
+  const retried: DeliveryQueued = await api.webhookEndpoints.retry(created.id, failed[0]!.id);
+  const tested: DeliveryQueued = await api.webhookEndpoints.test(created.id);
+  const replayed: ReplayQueued = await api.webhookEndpoints.replay(created.id, { from: '2026-11-23T00:00:00Z' });
+  const deleted: void = await api.webhookEndpoints.delete(created.id);
+  const events: AuditEvent[] = await api.auditEvents.list({ resource_id: created.id, status: '4xx', occurred_after: '2026-11-01T00:00:00Z' }).toArray();
+  // @ts-expect-error: the secret is shown by create only, never on an endpoint read back
+  one.secret;
+  // @ts-expect-error: a URL is required
+  api.webhookEndpoints.create({ types: ['meeting'] });
+  // @ts-expect-error: the feed's types are the six object types
+  api.webhookEndpoints.create({ url: 'https://a.example.com', types: ['meetings'] });
+  // @ts-expect-error: a delivery's state is pending, delivered or failed
+  api.webhookEndpoints.deliveries(created.id, { state: 'lost' });
+  // @ts-expect-error: a replay needs its from
+  api.webhookEndpoints.replay(created.id, {});
+  // @ts-expect-error: the audit log has no such filter
+  api.auditEvents.list({ meeting_id: 'mtg_1' });
+  console.log(secret, all, rotated.previous_secret_expires_at, retried.delivery_id, tested.delivery_id, replayed.queued, deleted, events[0]?.route);
+}
+void manage;
 let refused = false;
 try {
   verifyWebhook({ 'webhook-id': 'x', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' }, '{}', 'whsec_' + Buffer.from('k').toString('base64'));
 } catch {
   refused = true;
 }
-console.log(JSON.stringify({ titles, included: Object.keys(meeting.included ?? {}).sort(), objects: store.objects.size, exported: result.exported, notFound, refused, remaining: api.rateLimit?.policies.length }));
+console.log(JSON.stringify({ titles, included: Object.keys(meeting.included ?? {}).sort(), objects: store.objects.size, exported: result.exported, notFound, refused, scopeErrors, remaining: api.rateLimit?.policies.length }));
 `;
 
 /**
@@ -109,6 +158,7 @@ describe('the SDK as a consumer installs it', () => {
       exported: number;
       notFound: string;
       refused: boolean;
+      scopeErrors: string[];
       remaining: number;
     };
     const token = await accessToken(base, demo.client_id, demo.client_secret);
@@ -117,6 +167,7 @@ describe('the SDK as a consumer installs it', () => {
     };
     expect(out.titles).toEqual(external.data.map((m) => m.title));
     expect(out).toMatchObject({ included: ['evaluation', 'transcript'], notFound: '404 RESOURCE_NOT_FOUND', refused: true, remaining: 2 });
+    expect(out.scopeErrors).toEqual(['403 INSUFFICIENT_SCOPE', '403 INSUFFICIENT_SCOPE']);
     expect(out.exported).toBeGreaterThan(50);
     expect(out.objects).toBeGreaterThan(out.exported);
 

@@ -14,7 +14,7 @@ import { createTenant } from '../support/tenant';
 import { createTestApp, eventually, sleep } from '../support/test-app';
 import { Received, WebhookReceiver } from '../support/webhook-receiver';
 import { WORKER_ENV, webhooksInProcess } from '../support/webhooks-in-process';
-import { WebhookVerificationError, verifyWebhook } from '../../sdk/src/index';
+import { ConversationApi, WebhookVerificationError, verifyWebhook } from '../../sdk/src/index';
 
 const ALL: Scope[] = [...ALL_SCOPES];
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
@@ -110,6 +110,76 @@ describe('webhooks: a worker in the API process: secrets, receivers, destination
       expect(output).toContain(`"object_id":"${meeting.publicId}"`);
     } finally {
       example.kill('SIGTERM');
+    }
+  });
+
+  it('examples/webhook-receiver.mjs --register registers itself through the API once, verifies with the returned secret, and a restart reuses it', async () => {
+    if (!w.app.getHttpServer().listening) await w.app.listen(0, '127.0.0.1');
+    const base = `http://127.0.0.1:${(w.app.getHttpServer().address() as AddressInfo).port}`;
+    const t = await tenant();
+    const client = await createClient(w.db, t.company, { scopes: ALL });
+    const api = new ConversationApi({ baseUrl: base, clientId: client.clientId, clientSecret: client.clientSecret });
+    const state = join(process.env.TEST_ROOT!, `receiver-register-${process.pid}.json`);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const start = () => {
+      const example = spawn(
+        process.execPath,
+        [join(__dirname, '../../examples/webhook-receiver.mjs'), '--port', String(port), '--state', state, '--register', url],
+        {
+          env: { PATH: process.env.PATH, BASE_URL: base, CLIENT_ID: client.clientId, CLIENT_SECRET: client.clientSecret },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const run = { example, output: '' };
+      example.stdout!.on('data', (d) => (run.output += d));
+      example.stderr!.on('data', (d) => (run.output += d));
+      return run;
+    };
+    const stop = (run: ReturnType<typeof start>) =>
+      new Promise<void>((resolve) => {
+        if (run.example.exitCode !== null) return resolve();
+        run.example.once('exit', () => resolve());
+        run.example.kill('SIGTERM');
+      });
+    const waitFor = (run: ReturnType<typeof start>, text: string) =>
+      eventually(async () => run.output.includes(text), 30_000).catch(() => {
+        throw new Error(`the example did not print ${text}:\n${run.output}`);
+      });
+    const lines = (output: string) =>
+      output
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    const first = start();
+    try {
+      await waitFor(first, '"listening"');
+      const [registered] = lines(first.output).filter((l) => l.registered);
+      expect(registered).toMatchObject({ registered: expect.stringMatching(/^whe_/), url, how: 'created' });
+      const endpoints = await api.webhookEndpoints.list().toArray();
+      expect(endpoints.map((e) => [e.id, e.url])).toEqual([[registered!.registered, url]]);
+      await api.webhookEndpoints.test(endpoints[0]!.id);
+      await waitFor(first, '"webhook.test"');
+      expect(lines(first.output)).toContainEqual({ event: 'webhook.test', endpoint_id: endpoints[0]!.id, verified: true });
+      expect(first.output).not.toContain('refused');
+    } finally {
+      await stop(first);
+    }
+
+    // Restarted: the same endpoint, its saved secret; nothing registered again.
+    const second = start();
+    try {
+      await waitFor(second, '"listening"');
+      const [registered] = lines(second.output).filter((l) => l.registered);
+      expect(registered).toMatchObject({ how: 'reused' });
+      expect((await api.webhookEndpoints.list().toArray()).map((e) => e.id)).toEqual([registered!.registered]);
+      const { delivery_id } = await api.webhookEndpoints.test(registered!.registered as string);
+      await waitFor(second, '"webhook.test"');
+      expect(second.output).not.toContain('refused');
+      expect(delivery_id).toMatch(/^whd_/);
+    } finally {
+      await stop(second);
     }
   });
 
