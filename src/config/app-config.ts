@@ -45,6 +45,8 @@ export interface WebhookSettings {
   retentionDays: number;
   /** Endpoints one company may have (`409 WEBHOOK_ENDPOINT_LIMIT` past it). */
   endpointsMax: number;
+  /** The most events one replay through the API queues. */
+  replayMax: number;
 }
 
 /** The default retry schedule: 12 retries over about 100 hours (80 at the least with jitter), the contract's "at least 72 h". */
@@ -263,6 +265,7 @@ function webhookSettings(vars: EnvironmentVariables): WebhookSettings {
     jobSlots: vars.WEBHOOK_JOB_SLOTS ?? 32,
     retentionDays: vars.WEBHOOK_RETENTION_DAYS ?? 30,
     endpointsMax: vars.WEBHOOK_ENDPOINTS_MAX ?? 20,
+    replayMax: vars.WEBHOOK_REPLAY_MAX ?? 10_000,
   };
 }
 

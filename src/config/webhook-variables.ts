@@ -63,6 +63,11 @@ export function withWebhookVariables<Base extends VariablesBase>(base: Base) {
     @IntegerIn(1, 1024)
     WEBHOOK_JOB_SLOTS?: number;
 
+    /** The most events one `POST /v1/webhook-endpoints/{id}/replay` queues. */
+    @IsOptional()
+    @IntegerIn(1, 1_000_000)
+    WEBHOOK_REPLAY_MAX?: number;
+
     /** Webhook endpoints one company may have. */
     @IsOptional()
     @IntegerIn(1, 1000)

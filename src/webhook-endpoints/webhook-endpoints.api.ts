@@ -10,6 +10,7 @@ import { keysetPage, Page } from '../common/cursors/keyset-page';
 import { ApiError } from '../common/errors/api-error';
 import { principalOf, RequestStore } from '../common/http/request-context';
 import { TenantTransaction } from '../database/tenant-transaction';
+import { AppConfig } from '../config/app-config';
 import { IdempotentRequest } from '../webhooks/idempotency-keys';
 import { SigningKeys } from '../webhooks/webhook-secrets';
 import { typesOf } from '../webhooks/webhook-dispatcher';
@@ -29,8 +30,6 @@ import {
 import { deliveryView, endpointView } from './webhook-endpoint-views';
 
 const CREATE = 'POST /v1/webhook-endpoints';
-/** The most events one `POST …/replay` queues: the first after `from` (replay again from the last one's cursor to go on). */
-export const REPLAY_MAX = 10_000;
 const LIST = 'GET /v1/webhook-endpoints';
 const DELIVERIES = 'GET /v1/webhook-endpoints/{endpoint_id}/deliveries';
 
@@ -49,6 +48,7 @@ export class WebhookEndpointsApi {
     private readonly cls: ClsService<RequestStore>,
     private readonly keys: SigningKeys,
     private readonly trail: AuditTrail,
+    private readonly config: AppConfig,
   ) {}
 
   async create(body: CreateWebhookEndpointBody, idempotencyKey: string | undefined, res: Response): Promise<CreatedWebhookEndpointDto> {
@@ -64,7 +64,11 @@ export class WebhookEndpointsApi {
           render: (answer) => JSON.stringify(createdView(answer as CreatedEndpoint)),
         }
       : undefined;
-    const created = await this.webhooks.create(this.scope(201), { url: body.url, types: body.types, description: body.description }, request);
+    const created = await this.webhooks.create(
+      this.scope(201),
+      { url: body.url, types: body.types, description: body.description },
+      request,
+    );
     const view: CreatedWebhookEndpointDto = created.replayed ? JSON.parse(created.answer) : createdView(created.answer);
     // A repeat wrote nothing: its row is recorded as a read's, before the answer leaves.
     if (created.replayed) await this.recordWrite(201, [view.id]);
@@ -160,7 +164,8 @@ export class WebhookEndpointsApi {
       companyId: principal.companyId,
       companyPublicId: principal.companyPublicId,
       readable: readableObjects(principal.scopes),
-      replayMax: REPLAY_MAX,
+      // The first WEBHOOK_REPLAY_MAX after `from` (replay again from the last one's cursor to go on).
+      replayMax: this.config.webhooks.replayMax,
       transaction: (work) => this.tenant.runWritable(principal.companyId, work),
       feed: (endpoint, after, take) => this.changes.page(endpoint.company_id, typesOf(endpoint), after, take),
     };

@@ -98,7 +98,7 @@ export class WebhookAdmin {
   async deliveries(endpointId: string, limit: number, status?: DeliveryStatus): Promise<DeliverySummary[]> {
     const scope = await this.ofEndpoint(endpointId);
     const rows: DeliveryRow[] = [];
-    for (let before: string | null = null; rows.length < limit; ) {
+    for (let before: string | null = null; rows.length < limit;) {
       const take = Math.min(100, limit - rows.length);
       const page: DeliveryRow[] = await admin(this.webhooks.deliveries(scope, endpointId, before, take, status));
       rows.push(...page);

@@ -161,7 +161,9 @@ export class WebhookEndpoints {
 
   /** Where the endpoint sends now and whether it is enabled; null once deleted (the sender's look before each attempt). */
   async destination(id: string): Promise<{ url: string; enabled: boolean } | null> {
-    const { rows } = await this.db.query<{ url: string; enabled: boolean }>('SELECT url, enabled FROM webhook_endpoints WHERE id = $1', [id]);
+    const { rows } = await this.db.query<{ url: string; enabled: boolean }>('SELECT url, enabled FROM webhook_endpoints WHERE id = $1', [
+      id,
+    ]);
     return rows[0] ?? null;
   }
 

@@ -142,7 +142,8 @@ export class WebhookSender implements OnApplicationShutdown {
   private currentDestination(endpoint: EndpointRow): () => Promise<{ url: string; enabled: boolean } | null> {
     let read: { at: number; value: Promise<{ url: string; enabled: boolean } | null> } | undefined;
     return () => {
-      if (!read || Date.now() - read.at >= DESTINATION_RECHECK_MS) read = { at: Date.now(), value: this.endpoints.destination(endpoint.id) };
+      if (!read || Date.now() - read.at >= DESTINATION_RECHECK_MS)
+        read = { at: Date.now(), value: this.endpoints.destination(endpoint.id) };
       return read.value;
     };
   }

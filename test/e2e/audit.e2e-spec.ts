@@ -372,6 +372,45 @@ describe('audit trail', () => {
       await http.get('/health/ready').expect(200);
     });
 
+    it('undoes a webhook write whose audit row is refused: 503 AUDIT_UNAVAILABLE, no endpoint made, no secret rotated (the row is written before the write commits)', async () => {
+      const manager = await tokenFor(http, await createClient(db, company, { scopes: [...ALL, 'webhooks.manage'] }));
+      const made = await http
+        .post('/v1/webhook-endpoints')
+        .set('Authorization', `Bearer ${manager}`)
+        .send({ url: 'https://93.184.216.34/hooks' })
+        .expect(201);
+      const secretOf = async () =>
+        (await db.query('SELECT secret FROM webhook_endpoints WHERE public_id = $1', [made.body.data.id]))[0].secret as string;
+      const sealed = await secretOf();
+      const count = async () =>
+        (await db.query('SELECT count(*)::int AS n FROM webhook_endpoints WHERE company_id = $1', [company.id]))[0].n;
+      const endpoints = await count();
+      await auditOwner.query(`REVOKE INSERT ON audit_events FROM "${apiRole()}"`);
+      try {
+        const create = await http
+          .post('/v1/webhook-endpoints')
+          .set('Authorization', `Bearer ${manager}`)
+          .send({ url: 'https://93.184.216.34/other' });
+        expectError(create, 503, 'AUDIT_UNAVAILABLE');
+        expect(JSON.stringify(create.body)).not.toContain('whsec_');
+        const rotate = await http
+          .post(`/v1/webhook-endpoints/${made.body.data.id}/rotate-secret`)
+          .set('Authorization', `Bearer ${manager}`);
+        expectError(rotate, 503, 'AUDIT_UNAVAILABLE');
+      } finally {
+        await auditOwner.query(`GRANT INSERT ON audit_events TO "${apiRole()}"`);
+      }
+      expect(await count()).toBe(endpoints);
+      expect(await secretOf()).toBe(sealed);
+      // And once the trail takes rows again, the rotation is made (and recorded).
+      const rotated = await http
+        .post(`/v1/webhook-endpoints/${made.body.data.id}/rotate-secret`)
+        .set('Authorization', `Bearer ${manager}`)
+        .expect(200);
+      expect(await rowsOf(auditOwner, rotated.headers['x-request-id'])).toHaveLength(1);
+      expect(await secretOf()).not.toBe(sealed);
+    });
+
     it('answers 503 within AUDIT_TIMEOUT_MS when the insert is blocked by a lock, never hangs, and recovers', async () => {
       await auditOwner.query('BEGIN');
       await auditOwner.query('LOCK TABLE audit_events IN ACCESS EXCLUSIVE MODE');

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Company } from '../../src/companies/company.entity';
 import { DATA_SCOPES, Scope } from '../../src/contract/scopes';
+import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { createClient, tokenFor } from '../support/credentials';
 import { createCompany } from '../support/factories';
 import { expectError } from '../support/http';
@@ -26,6 +27,7 @@ const MANAGE = 'webhooks.manage' as Scope;
 const QUOTA = 5;
 const WAIT_MS = 45_000;
 const PUBLIC = '93.184.216.34';
+const REPLAY_MAX = 3;
 
 type Http = ReturnType<typeof request>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -50,7 +52,13 @@ describe('webhook endpoints: a malicious integrator', () => {
     names.set('hooks.example.com', () => [PUBLIC]);
     db = await ownerDataSource();
     app = await createTestApp({
-      env: { ...WORKER_ENV, WEBHOOK_ALLOW_PRIVATE: '0', WEBHOOK_RETRY_SCHEDULE: '1,1', RATE_LIMIT_WEBHOOK_ADMIN: `${QUOTA}/60` },
+      env: {
+        ...WORKER_ENV,
+        WEBHOOK_ALLOW_PRIVATE: '0',
+        WEBHOOK_RETRY_SCHEDULE: '1,1',
+        RATE_LIMIT_WEBHOOK_ADMIN: `${QUOTA}/60`,
+        WEBHOOK_REPLAY_MAX: String(REPLAY_MAX),
+      },
     });
     http = request(app.getHttpServer());
   });
@@ -128,6 +136,84 @@ describe('webhook endpoints: a malicious integrator', () => {
       400,
       'INVALID_FILTER',
     );
+  });
+
+  it('an endpoint of types its token cannot read (another client’s, an admin’s): it may see, test or delete it, not re-point, rotate, replay, retry or list what it sends', async () => {
+    const company = await createCompany(db);
+    const owner = integratorOf(company); // reads every type
+    const meetingsOnly = integratorOf(company, ['meetings.read', MANAGE]);
+    const theirs = await create(owner, { url: 'https://hooks.example.com/theirs' });
+    expect(theirs.types.length).toBeGreaterThan(1);
+    const path = `/v1/webhook-endpoints/${theirs.id}`;
+    const test = await meetingsOnly.post(`${path}/test`);
+    expect(test.status).toBe(202);
+    for (const res of [
+      await meetingsOnly.patch(path, { url: 'https://hooks.example.com/stolen' }),
+      await meetingsOnly.patch(path, { enabled: false }),
+      await meetingsOnly.post(`${path}/rotate-secret`),
+      await meetingsOnly.post(`${path}/replay`, { from: '2020-01-01T00:00:00Z' }),
+      await meetingsOnly.get(`${path}/deliveries`),
+      await meetingsOnly.post(`${path}/deliveries/${test.body.data.delivery_id}/retry`),
+    ]) {
+      expectError(res, 403, 'INSUFFICIENT_SCOPE');
+      expect(res.headers['www-authenticate']).toMatch(/error="insufficient_scope"/);
+    }
+    // Narrowing it to what it reads is a change it may make (the new URL then receives only those).
+    const narrowed = await meetingsOnly.patch(path, { types: ['meeting'], url: 'https://hooks.example.com/narrow' });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.data).toMatchObject({ types: ['meeting'], url: 'https://hooks.example.com/narrow' });
+    expect((await meetingsOnly.get(path)).status).toBe(200);
+    expect((await meetingsOnly.delete(path)).status).toBe(204);
+  });
+
+  it('bodies built to break the parser or the database: a NUL in a value or a name, arrays nested thousands deep: 400 INVALID_REQUEST, nothing created', async () => {
+    const company = await createCompany(db);
+    const as = integratorOf(company);
+    const deep = `{"url":"https://hooks.example.com/x","types":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const bodies = [
+      '{"url":"https://8.8.8.8/\\u0000"}',
+      '{"url":"https://hooks.example.com/x","description":"a\\u0000b"}',
+      '{"url":"https://hooks.example.com/x","\\u0000":1}',
+      deep,
+    ];
+    for (const body of bodies) {
+      const res = await http
+        .post('/v1/webhook-endpoints')
+        .auth(await tokenFor(http, await createClient(db, company, { scopes: [...DATA_SCOPES, MANAGE] })), { type: 'bearer' })
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expect({ body: body.slice(0, 60), status: res.status, code: res.body.error?.code }).toEqual({
+        body: body.slice(0, 60),
+        status: 400,
+        code: 'INVALID_REQUEST',
+      });
+    }
+    expect(await listed(as)).toEqual([]);
+  });
+
+  it(`a replay queues at most WEBHOOK_REPLAY_MAX events (${REPLAY_MAX} here), the first after its point`, async () => {
+    const company = await createCompany(db);
+    const as = integratorOf(company);
+    // Public when added, loopback afterwards: every send is refused at once, nothing leaves the machine.
+    let added = false;
+    names.set('replayed.example.com', () => (added ? ['127.0.0.1'] : [PUBLIC]));
+    const endpoint = await create(as, { url: 'https://replayed.example.com/hooks', types: ['meeting'] });
+    added = true;
+    const before = new Date(Date.now() - 60_000).toISOString();
+    const people = new RecordingsFactory(db, company.id);
+    const seller = await people.user();
+    for (let i = 0; i < REPLAY_MAX + 2; i++) await people.recording('meeting', { owner: seller });
+    // The endpoint's position has moved past them once its worker has dispatched them all (each refused at send).
+    await eventually(async () => {
+      const [{ n }] = await db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE e.public_id = $1 AND NOT d.replay AND d.event_type = 'meeting.created'`,
+        [endpoint.id],
+      );
+      return n === REPLAY_MAX + 2;
+    }, WAIT_MS);
+    const res = await as.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { from: before });
+    expect({ status: res.status, queued: res.body.data?.queued }).toEqual({ status: 202, queued: REPLAY_MAX });
   });
 
   it.each([

@@ -133,4 +133,28 @@ describe('webhooks: a paused endpoint', () => {
     expect(await endpointRow()).toMatchObject({ enabled: true });
     console.log(`webhook-pause: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
+
+  it('a batch queued before its endpoint was re-pointed stops there: what its run had not started goes to the new URL, nothing lost [waits]', async () => {
+    const started = Date.now();
+    const t = await tenant();
+    const before = await receiver();
+    const after = await receiver();
+    // Each answer takes a second and a half: the batch's run sends WEBHOOK_CONCURRENCY (16) at a time.
+    before.answer = () => ({ status: 200, delayMs: 1500 });
+    const endpoint = await addEndpoint(t, before.url);
+    const [{ id }] = await w.db.query('SELECT id::text AS id FROM webhook_endpoints WHERE public_id = $1', [endpoint.endpoint_id]);
+    // Forty changes in one batch: written while paused, then resumed (the dispatcher takes them together).
+    await w.db.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [id]);
+    const made = [];
+    for (let i = 0; i < 40; i++) made.push(await t.people.recording('meeting', { owner: t.seller }));
+    await w.db.query('UPDATE webhook_endpoints SET enabled = true WHERE id = $1', [id]);
+    await eventually(async () => before.received.length > 0, 30_000);
+    await w.db.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [id, after.url]);
+    const ids = (rx: WebhookReceiver) => new Set(rx.received.map((r) => r.id));
+    await eventually(async () => ids(before).size + ids(after).size >= 40, 60_000);
+    expect(ids(before).size).toBeLessThan(40);
+    expect(ids(after).size).toBeGreaterThan(0);
+    expect(new Set([...ids(before), ...ids(after)]).size).toBe(40);
+    console.log(`webhook-pause (re-pointed): ${((Date.now() - started) / 1000).toFixed(1)} s; ${ids(before).size} of 40 to the old URL`);
+  });
 });
