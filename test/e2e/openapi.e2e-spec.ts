@@ -152,7 +152,9 @@ describe('interface description', () => {
         expect(operation['x-rate-limit-policies']).toEqual(
           expect.arrayContaining(path === '/oauth/token' ? ['token'] : ['client', 'company']),
         );
-        expect(Object.keys(operation.responses['200'].headers).sort()).toEqual(
+        // The success answer: 200, or the webhook routes' 201, 202 and 204.
+        const success = Object.keys(operation.responses).find((status) => /^2/.test(status))!;
+        expect(Object.keys(operation.responses[success].headers).sort()).toEqual(
           [
             'Cache-Control',
             'Pragma',
@@ -162,6 +164,7 @@ describe('interface description', () => {
             'X-Request-Id',
             ...COMPRESSION,
             ...(path === '/v1/export' ? ['Feed-Cursor'] : []),
+            ...(path === '/v1/webhook-endpoints' && success === '201' ? ['Idempotent-Replayed', 'Location'] : []),
           ].sort(),
         );
         const tooMany = operation.responses['429'];
@@ -250,6 +253,13 @@ const NULLABLE: Record<string, string[]> = {
   AuditEventClientDto: ['name'],
   // A resumed export (`after=`) names no feed cursor: the first stream's is the one to follow.
   ExportTrailerDto: ['feed_cursor'],
+  // EXTENSIONS ("Webhook endpoints through the API"): a description is optional; failing_since only while failing.
+  CreateWebhookEndpointBody: ['description'],
+  UpdateWebhookEndpointBody: ['description'],
+  WebhookEndpointDto: ['description', 'failing_since'],
+  CreatedWebhookEndpointDto: ['description', 'failing_since'],
+  // Before a first attempt, or with none planned: no time, no answer, no error, no latency.
+  WebhookDeliveryDto: ['last_attempt_at', 'next_attempt_at', 'last_response_status', 'last_error', 'latency_ms'],
 };
 
 /** Every operation by its stable id: what generated clients call their methods. */
@@ -279,6 +289,16 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/chat/{chat_id}/messages/{message_id}': 'getChatMessage',
   'get /v1/changes': 'listChanges',
   'get /v1/audit-events': 'listAuditEvents',
+  'post /v1/webhook-endpoints': 'createWebhookEndpoint',
+  'get /v1/webhook-endpoints': 'listWebhookEndpoints',
+  'get /v1/webhook-endpoints/{endpoint_id}': 'getWebhookEndpoint',
+  'patch /v1/webhook-endpoints/{endpoint_id}': 'updateWebhookEndpoint',
+  'delete /v1/webhook-endpoints/{endpoint_id}': 'deleteWebhookEndpoint',
+  'post /v1/webhook-endpoints/{endpoint_id}/rotate-secret': 'rotateWebhookEndpointSecret',
+  'get /v1/webhook-endpoints/{endpoint_id}/deliveries': 'listWebhookDeliveries',
+  'post /v1/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry': 'retryWebhookDelivery',
+  'post /v1/webhook-endpoints/{endpoint_id}/test': 'testWebhookEndpoint',
+  'post /v1/webhook-endpoints/{endpoint_id}/replay': 'replayWebhookEndpoint',
 };
 
 type Operation = { operationId: string; tags: string[]; responses: Record<string, { headers?: Record<string, { required?: boolean }> }> };
@@ -332,7 +352,18 @@ describe('interface description, exact enough for generated clients', () => {
   it('gives every operation a stable operationId named for the API and one tag of its resource', () => {
     expect(Object.fromEntries(operations().map(({ key, op }) => [key, op.operationId]))).toEqual(OPERATION_IDS);
     const tags = (document.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(tags).toEqual(['Authentication', 'Context', 'Meetings', 'Calls', 'Emails', 'Chat', 'Changes', 'Export', 'Audit events']);
+    expect(tags).toEqual([
+      'Authentication',
+      'Context',
+      'Meetings',
+      'Calls',
+      'Emails',
+      'Chat',
+      'Changes',
+      'Export',
+      'Audit events',
+      'Webhook endpoints',
+    ]);
     for (const { key, op } of operations()) {
       expect([key, op.tags.length, tags.includes(op.tags[0])]).toEqual([key, 1, true]);
     }
@@ -348,7 +379,8 @@ describe('interface description, exact enough for generated clients', () => {
         .filter(([status]) => /^2/.test(status))
         .map(([status, response]) => [key, status, Object.keys(response.content ?? {})]),
     );
-    expect(success.filter(([, , types]) => types.length !== 1)).toEqual([]);
+    // A 204 has no content, so no media type (DELETE /v1/webhook-endpoints/{endpoint_id}).
+    expect(success.filter(([, status, types]) => types.length !== (status === '204' ? 0 : 1))).toEqual([]);
     expect(success).toHaveLength(Object.keys(OPERATION_IDS).length);
   });
 
@@ -442,7 +474,7 @@ describe('interface description, exact enough for generated clients', () => {
       const program = [
         `import type { components, operations, paths } from './api';`,
         `type Ok<P extends keyof paths> = paths[P]['get'] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;`,
-        `type Json<O extends keyof operations> = operations[O]['responses'][200] extends { content: { 'application/json': infer B } } ? B : never;`,
+        `type Json<O extends keyof operations> = operations[O]['responses'] extends { 200: { content: { 'application/json': infer B } } } ? B : never;`,
         ...answers.map(
           ([path, operation, body], i) => `export const a${i}: Ok<'${path}'> & Json<'${operation}'> = ${JSON.stringify(body)};`,
         ),
