@@ -18,6 +18,7 @@ type Parameter = { name: string; in: string; required?: boolean; schema?: Schema
 type Operation = {
   operationId: string;
   parameters?: Parameter[];
+  requestBody?: unknown;
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
 };
 type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: object }> } };
@@ -32,8 +33,8 @@ function literal(schema: Schema | undefined): string {
 
 /**
  * A strict program an integrator would write against a client generated with default options
- * (openapi-typescript's `paths`, openapi-fetch's `createClient`): for every GET operation of the
- * document, `client.GET(path, { params })` and its `data` read without narrowing. `data` must be
+ * (openapi-typescript's `paths`, openapi-fetch's `createClient`): for every operation of the
+ * document, `client.GET(path, { params })` (or its method) and its `data` read without narrowing. `data` must be
  * exactly the type of the answer's one media type (or undefined, for an error): a JSON envelope
  * whose `data` is read with `data?.data`, the captions a `string`. An operation with a second
  * media type makes `data` a union of both (openapi-fetch's `string | {data: …}`), which fails to
@@ -89,6 +90,29 @@ function programOf(document: Document): { text: string; operations: string[] } {
       lines.push(`  return [exact, data];`);
     }
     lines.push(`}`);
+  }
+  // Every other operation (the webhook endpoints' writes): called as a client calls it, its answer
+  // read without narrowing: a JSON envelope's `data?.data` (which a second media type, a string,
+  // would not compile), nothing of a 204.
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (method === 'get' || path === '/oauth/token') continue;
+      operations.push(op.operationId);
+      const [status, response] = Object.entries(op.responses).find(([code]) => /^2/.test(code))!;
+      const media = Object.keys(response.content ?? {});
+      const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+      const params = pathParams.length ? `params: { path: { ${pathParams.map((p) => `${JSON.stringify(p.name)}: 'x'`).join(', ')} } }` : '';
+      const options = [params, op.requestBody ? 'body: {} as never' : ''].filter(Boolean).join(', ');
+      lines.push(`export async function ${op.operationId}(): Promise<unknown> {`);
+      lines.push(`  const { data } = await client.${method.toUpperCase()}(${JSON.stringify(path)}, { ${options} });`);
+      if (status === '204') lines.push(`  const none: undefined = data;`, `  return none;`);
+      else
+        lines.push(
+          `  const exact: ${JSON.stringify(media)} extends ['application/json'] ? true : never = true;`,
+          `  return [exact, data?.data];`,
+        );
+      lines.push(`}`);
+    }
   }
   return { text: `${lines.join('\n')}\n`, operations };
 }
@@ -150,13 +174,13 @@ describe('a client generated from /openapi.json with default options', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('types every GET operation’s answer as its one media type: a program reading each without narrowing compiles under --strict', async () => {
+  it('types every operation’s answer as its one media type: a program reading each without narrowing compiles under --strict', async () => {
     const { operations, errors } = await compile(dir, document);
     expect(errors).toEqual([]);
     expect(operations).toEqual(
       expect.arrayContaining(['getMeetingTranscript', 'getMeetingTranscriptCaptions', 'getCallTranscriptCaptions']),
     );
-    expect(operations).toHaveLength(27); // every GET operation
+    expect(operations).toHaveLength(34); // every operation but the token endpoint's POST
   }, 120_000);
 
   it('fails to compile once an operation answers a second media type (the break the captions route avoided)', async () => {
