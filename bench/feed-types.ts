@@ -17,22 +17,7 @@ import { FeedPosition, pageStatement } from '../src/changes/changes.repository';
 import { mintId } from '../src/common/ids/public-id';
 import { BenchDatabase } from './database';
 import { percentiles } from './load';
-
-interface Options {
-  entries: number;
-  every: number;
-  runs: number;
-}
-
-function options(argv: string[]): Options {
-  const get = (flag: string, fallback: number) => {
-    const at = argv.indexOf(flag);
-    const value = at >= 0 ? Number(argv[at + 1]) : fallback;
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${flag} must be a positive integer`);
-    return value;
-  };
-  return { entries: get('--entries', 5_000_000), every: get('--every', 10_000), runs: get('--runs', 200) };
-}
+import { integerFlags } from './options';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
@@ -56,7 +41,7 @@ async function timePage(api: Client, company: string, types: readonly ChangeObje
 }
 
 async function main(): Promise<void> {
-  const o = options(process.argv.slice(2));
+  const o = integerFlags(process.argv.slice(2), { entries: 5_000_000, every: 10_000, runs: 200 });
   const dataDir = join(tmpdir(), 'conversation-read-api-bench-feed-types');
   const db = await BenchDatabase.open(dataDir, log);
   const api = new Client({ connectionString: db.urls.api, application_name: 'bench-feed-types' });

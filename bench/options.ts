@@ -125,3 +125,18 @@ export function shareOf(total: number, index: number, companies: number): number
   const each = Math.floor(rest / (companies - 1));
   return index === companies - 1 ? rest - each * (companies - 2) : each;
 }
+
+/**
+ * `--<name> N` flags, each a positive integer, their defaults given by name (`{ runs: 200 }` reads
+ * `--runs`): what the single-question benches (bench:feed-types, bench:webhook-deliveries) take.
+ */
+export function integerFlags<T extends Record<string, number>>(argv: readonly string[], defaults: T): T {
+  const read = Object.entries(defaults).map(([name, fallback]) => {
+    const flag = `--${name}`;
+    const at = argv.indexOf(flag);
+    const value = at >= 0 ? Number(argv[at + 1]) : fallback;
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${flag} must be a positive integer`);
+    return [name, value];
+  });
+  return Object.fromEntries(read) as T;
+}

@@ -19,22 +19,7 @@ import { mintId } from '../src/common/ids/public-id';
 import { deliveriesPage } from '../src/webhooks/webhook-deliveries.repository';
 import { BenchDatabase } from './database';
 import { percentiles } from './load';
-
-interface Options {
-  deliveries: number;
-  every: number;
-  runs: number;
-}
-
-function options(argv: string[]): Options {
-  const get = (flag: string, fallback: number) => {
-    const at = argv.indexOf(flag);
-    const value = at >= 0 ? Number(argv[at + 1]) : fallback;
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${flag} must be a positive integer`);
-    return value;
-  };
-  return { deliveries: get('--deliveries', 1_000_000), every: get('--every', 10_000), runs: get('--runs', 200) };
-}
+import { integerFlags } from './options';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const PAGE = 50;
@@ -61,7 +46,7 @@ async function timePage(client: Client, company: string | null, values: unknown[
 }
 
 async function main(): Promise<void> {
-  const o = options(process.argv.slice(2));
+  const o = integerFlags(process.argv.slice(2), { deliveries: 1_000_000, every: 10_000, runs: 200 });
   const dataDir = join(tmpdir(), 'conversation-read-api-bench-webhook-deliveries');
   const db = await BenchDatabase.open(dataDir, log);
   const api = new Client({ connectionString: db.urls.api, application_name: 'bench-webhook-deliveries' });
@@ -72,10 +57,10 @@ async function main(): Promise<void> {
     const endpoints: string[] = [];
     // Two companies, one endpoint each with the same history: the policy has another company's rows to keep out.
     for (const name of ['Deliveries', 'Neighbour']) {
-      const { rows: c } = await db.owner.query<{ id: string }>(`INSERT INTO companies (public_id, name) VALUES ($1, $2) RETURNING id::text AS id`, [
-        mintId('company'),
-        name,
-      ]);
+      const { rows: c } = await db.owner.query<{ id: string }>(
+        `INSERT INTO companies (public_id, name) VALUES ($1, $2) RETURNING id::text AS id`,
+        [mintId('company'), name],
+      );
       const { rows: e } = await db.owner.query<{ id: string }>(
         `INSERT INTO webhook_endpoints (public_id, company_id, url, secret, position_epoch, position_xid)
          VALUES ($1, $2, 'https://example.com/hook', 'sealed', 1, '1') RETURNING id::text AS id`,

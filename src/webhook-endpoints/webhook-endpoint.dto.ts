@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { CHANGE_OBJECTS, ChangeObject } from '../changes/change.vocabulary';
@@ -47,6 +48,15 @@ const typesRules = [
   ),
 ];
 
+/** `description`: a string of at most 200 characters, or null (none). */
+const DescriptionField = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH }),
+    ValidateIf((_, value) => value !== null && value !== undefined),
+    IsString({ message: 'description must be a string or null' }),
+    MaxLength(DESCRIPTION_MAX_LENGTH, { message: `description must be at most ${DESCRIPTION_MAX_LENGTH} characters` }),
+  );
+
 /** Optional: absent is fine, but `null` is a value of the wrong type (unlike `IsOptional`, which lets null through). */
 const Absent = () => ValidateIf((_, value) => value !== undefined);
 
@@ -71,10 +81,7 @@ export class CreateWebhookEndpointBody {
   @apply(typesRules)
   types?: ChangeObject[];
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH })
-  @ValidateIf((_, value) => value !== null && value !== undefined)
-  @IsString({ message: 'description must be a string or null' })
-  @MaxLength(DESCRIPTION_MAX_LENGTH, { message: `description must be at most ${DESCRIPTION_MAX_LENGTH} characters` })
+  @DescriptionField()
   description?: string | null;
 }
 
@@ -91,10 +98,7 @@ export class UpdateWebhookEndpointBody {
   @apply(typesRules)
   types?: ChangeObject[];
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH })
-  @ValidateIf((_, value) => value !== null && value !== undefined)
-  @IsString({ message: 'description must be a string or null' })
-  @MaxLength(DESCRIPTION_MAX_LENGTH, { message: `description must be at most ${DESCRIPTION_MAX_LENGTH} characters` })
+  @DescriptionField()
   description?: string | null;
 
   @ApiPropertyOptional({

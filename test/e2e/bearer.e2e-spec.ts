@@ -372,11 +372,11 @@ describe('GET /v1/context', () => {
         company: { id: company.publicId, name: 'Contexto S.A.' },
         scopes: ['emails.read', 'chat.read'],
         // This request counted on client and company, the token request on token (quotas of createTestApp).
-        rate_limits: ['client', 'company', 'email_content', 'chat_content', 'export', 'token'].map((policy) => ({
+        rate_limits: ['client', 'company', 'email_content', 'chat_content', 'export', 'webhook_admin', 'token'].map((policy) => ({
           policy,
           quota: 1_000_000,
           window: 60,
-          remaining: ['email_content', 'chat_content', 'export'].includes(policy) ? 1_000_000 : 999_999,
+          remaining: ['email_content', 'chat_content', 'export', 'webhook_admin'].includes(policy) ? 1_000_000 : 999_999,
           reset: expect.any(Number),
         })),
       },

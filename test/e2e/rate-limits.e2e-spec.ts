@@ -50,7 +50,13 @@ describe('rate limits on /v1 (in-process counters)', () => {
     [db, app] = await Promise.all([
       ownerDataSource(),
       createTestApp({
-        env: { RATE_LIMIT_CLIENT: '5/60', RATE_LIMIT_COMPANY: '8/60', RATE_LIMIT_EMAIL_CONTENT: '3/60', RATE_LIMIT_CHAT_CONTENT: '3/60' },
+        env: {
+          RATE_LIMIT_CLIENT: '5/60',
+          RATE_LIMIT_COMPANY: '8/60',
+          RATE_LIMIT_EMAIL_CONTENT: '3/60',
+          RATE_LIMIT_CHAT_CONTENT: '3/60',
+          RATE_LIMIT_WEBHOOK_ADMIN: '4/60',
+        },
       }),
     ]);
     http = request(app.getHttpServer());
@@ -218,11 +224,12 @@ describe('rate limits on /v1 (in-process counters)', () => {
       const reported = Object.fromEntries(
         res.body.data.rate_limits.map((p: { policy: string }) => [p.policy, p]) as Array<[string, Record<string, number>]>,
       );
-      expect(Object.keys(reported)).toEqual(['client', 'company', 'email_content', 'chat_content', 'export', 'token']);
+      expect(Object.keys(reported)).toEqual(['client', 'company', 'email_content', 'chat_content', 'export', 'webhook_admin', 'token']);
       expect(reported.client).toEqual({ policy: 'client', quota: 5, window: 60, remaining: 2, reset: state.get('client')!.t });
       expect(reported.company).toEqual({ policy: 'company', quota: 8, window: 60, remaining: 4, reset: state.get('company')!.t });
       expect(reported.email_content).toEqual({ policy: 'email_content', quota: 3, window: 60, remaining: 3, reset: 60 });
       expect(reported.chat_content).toEqual({ policy: 'chat_content', quota: 3, window: 60, remaining: 3, reset: 60 });
+      expect(reported.webhook_admin).toEqual({ policy: 'webhook_admin', quota: 4, window: 60, remaining: 4, reset: 60 });
       expect(reported.token).toMatchObject({ policy: 'token', quota: 1_000_000, window: 60, remaining: 999_999 });
     });
 
@@ -342,22 +349,30 @@ describe('the policy set of every route', () => {
           ? ['client', 'company', path.startsWith('/v1/emails') ? 'email_content' : 'chat_content']
           : path === '/v1/export'
             ? ['client', 'company', 'export']
-            : ['client', 'company'];
+            : path.startsWith('/v1/webhook-endpoints')
+              ? ['client', 'company', 'webhook_admin']
+              : ['client', 'company'];
     const checked: string[] = [];
     for (const [path, item] of Object.entries<Record<string, { 'x-rate-limit-policies'?: string[] }>>(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const url = path.replace(/\{[^}]+\}/g, 'x_unknown');
+        // Each with its method (the webhook endpoints' writes: a body that passes, an id that does not exist).
         const res =
-          method === 'post'
+          path === '/oauth/token'
             ? await requestToken(http, clients[0])
-            : await bearer(http, clients[0].token, url).expect((r) => expect([200, 404]).toContain(r.status));
+            : await http[method as 'get' | 'post' | 'patch' | 'delete'](url)
+                .set('Authorization', `Bearer ${clients[0].token}`)
+                .send(
+                  method === 'patch' ? { enabled: true } : method === 'post' ? { url: 'https://93.184.216.34/x', from: 'x' } : undefined,
+                )
+                .expect((r) => expect([200, 201, 400, 404]).toContain(r.status));
         expect(operation['x-rate-limit-policies']).toEqual(expected(path));
         expect([...rateLimitOf(res).policy.keys()]).toEqual(expected(path));
         expect([...rateLimitOf(res).state.keys()]).toEqual(expected(path));
         checked.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(checked).toHaveLength(25); // the token endpoint, context, 6 meetings, 6 calls, 4 emails, 4 chat routes, the change feed, the export, the audit events
+    expect(checked).toHaveLength(35); // the token endpoint, context, 6 meetings, 6 calls, 4 emails, 4 chat routes, the change feed, the export, the audit events, 10 webhook endpoint routes
   });
 });
 

@@ -50,10 +50,10 @@ describe('seed:demo, read back through the API', () => {
     expect(await derivedFieldDisagreements(get)).toEqual([]);
   });
 
-  it('creates a client holding every scope that reads data, and not the access log’s', async () => {
+  it('creates a client holding every scope that reads data, and not the access log’s nor webhooks.manage', async () => {
     const res = await get('/v1/context').expect(200);
     expect(res.body.data.company.id).toBe(demo.company_id);
-    expect([...res.body.data.scopes].sort()).toEqual(ALL_SCOPES.filter((s) => s !== 'audit.read').sort());
+    expect([...res.body.data.scopes].sort()).toEqual(ALL_SCOPES.filter((s) => s !== 'audit.read' && s !== 'webhooks.manage').sort());
   });
 
   describe.each(['meetings', 'calls'])('/v1/%s', (collection) => {

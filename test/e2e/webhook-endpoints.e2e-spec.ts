@@ -111,6 +111,18 @@ describe('webhook endpoints through the API', () => {
     delete: (path: string) => http.delete(path).auth(token, { type: 'bearer' }),
   });
 
+  /** Every route of one endpoint (`base`: its path), each called once as `caller`. */
+  const everyRouteOf = (caller: ReturnType<typeof as>, base: string) => [
+    caller.get(base),
+    caller.patch(base, { enabled: false }),
+    caller.delete(base),
+    caller.post(`${base}/rotate-secret`),
+    caller.get(`${base}/deliveries`),
+    caller.post(`${base}/deliveries/${UNKNOWN_DELIVERY}/retry`),
+    caller.post(`${base}/test`),
+    caller.post(`${base}/replay`, { from: new Date().toISOString() }),
+  ];
+
   /** Creates an endpoint (201 expected); its body's `data`, secret included. */
   async function create(t: Integrator, body: Json): Promise<Json> {
     const res = await as(t.token).post('/v1/webhook-endpoints', body);
@@ -265,14 +277,7 @@ describe('webhook endpoints through the API', () => {
       const calls = [
         as(reader.token).get('/v1/webhook-endpoints'),
         as(reader.token).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/y' }),
-        as(reader.token).get(base),
-        as(reader.token).patch(base, { enabled: false }),
-        as(reader.token).delete(base),
-        as(reader.token).post(`${base}/rotate-secret`),
-        as(reader.token).get(`${base}/deliveries`),
-        as(reader.token).post(`${base}/deliveries/${UNKNOWN_DELIVERY}/retry`),
-        as(reader.token).post(`${base}/test`),
-        as(reader.token).post(`${base}/replay`, { from: new Date().toISOString() }),
+        ...everyRouteOf(as(reader.token), base),
       ];
       for (const res of await Promise.all(calls)) {
         expectError(res, 403, 'INSUFFICIENT_SCOPE');
@@ -414,14 +419,7 @@ describe('webhook endpoints through the API', () => {
     it('an unknown endpoint or delivery: 404 RESOURCE_NOT_FOUND on every route', async () => {
       const base = `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}`;
       const answers = await Promise.all([
-        as(t.token).get(base),
-        as(t.token).patch(base, { enabled: false }),
-        as(t.token).delete(base),
-        as(t.token).post(`${base}/rotate-secret`),
-        as(t.token).get(`${base}/deliveries`),
-        as(t.token).post(`${base}/deliveries/${UNKNOWN_DELIVERY}/retry`),
-        as(t.token).post(`${base}/test`),
-        as(t.token).post(`${base}/replay`, { from: new Date().toISOString() }),
+        ...everyRouteOf(as(t.token), base),
         as(t.token).post(`/v1/webhook-endpoints/${e.id}/deliveries/${UNKNOWN_DELIVERY}/retry`),
         as(t.token).get('/v1/webhook-endpoints/not-an-id'),
       ]);

@@ -21,7 +21,9 @@ const NOT_SHOWN: Record<string, string> = {
   change_log: 'the log itself',
   recording_documents: 'the read model: a copy of what the other tables show, kept from the log',
   conversation_documents: 'the read model of conversations: a copy of what the other tables show, kept from the log',
-  webhook_endpoints: 'admin configuration of where changes are sent, never read by a route',
+  webhook_endpoints:
+    'the integrator’s own configuration of where changes are sent (/v1/webhook-endpoints), not conversation data the feed reports',
+  idempotency_keys: 'the first answers of creates sent with an Idempotency-Key, kept 24 h, not conversation data',
 };
 
 interface Expected {
