@@ -99,7 +99,10 @@ export class TenantTransaction implements OnModuleInit {
     private readonly gate: PoolGate,
   ) {
     this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
+    this.auditTimeoutMs = config.auditTimeoutMs;
   }
+
+  private readonly auditTimeoutMs: number;
 
   onModuleInit(): void {
     const pool = (this.dataSource.driver as unknown as { master?: PoolLike }).master;
@@ -179,7 +182,10 @@ export class TenantTransaction implements OnModuleInit {
     const runner = this.dataSource.createQueryRunner();
     const { client, release } = await this.connect(runner, this.laneOf(companyId));
     try {
-      const begin = `BEGIN; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true)`;
+      // A write waits for its audit row before it commits (up to AUDIT_TIMEOUT_MS): the session's
+      // idle-in-transaction limit must outlast that wait, or the server ends the transaction the row describes.
+      const idleMs = Math.trunc(this.auditTimeoutMs + 5000);
+      const begin = `BEGIN; SELECT set_config('app.company_id', '${companyId}', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('idle_in_transaction_session_timeout', '${idleMs}', true)`;
       return await this.within(client, begin, () => work(client));
     } finally {
       await release();

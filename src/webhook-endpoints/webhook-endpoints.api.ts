@@ -60,8 +60,10 @@ export class WebhookEndpointsApi {
           clientId: principal.clientId,
           key,
           operation: CREATE,
-          hash: requestHash(CREATE, body),
+          // Without `types`, what the token reads is what it asked for: another token's default is another request.
+          hash: requestHash(CREATE, { ...body, types: body.types ?? readableObjects(principal.scopes) }),
           render: (answer) => JSON.stringify(createdView(answer as CreatedEndpoint)),
+          typesOf: (answer) => (JSON.parse(answer) as CreatedWebhookEndpointDto).types,
         }
       : undefined;
     const created = await this.webhooks.create(

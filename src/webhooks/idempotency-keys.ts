@@ -16,6 +16,8 @@ export interface IdempotentRequest {
   hash: string;
   /** The answer as it is kept and answered again: its body's JSON text. */
   render(answer: unknown): string;
+  /** The types of the endpoint a kept answer made (a repeat is answered only to a caller that reads them). */
+  typesOf(answer: string): string[];
 }
 
 /**

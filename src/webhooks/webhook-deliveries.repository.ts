@@ -298,16 +298,25 @@ export class WebhookDeliveries {
    * attempt and is `failed` again if it fails). One held by a job is being attempted already and
    * is left as it is. Null when the endpoint has no such delivery.
    */
-  async retry(sql: Sql, endpointId: string, publicId: string): Promise<{ public_id: string } | null> {
-    const { rows } = await sql.query<{ public_id: string }>(
-      `WITH found AS (SELECT id, job_id FROM webhook_deliveries WHERE endpoint_id = $1 AND public_id = $2 FOR UPDATE),
+  async retry(sql: Sql, endpointId: string, publicId: string): Promise<{ public_id: string; event_type: string } | null> {
+    const { rows } = await sql.query<{ public_id: string; event_type: string }>(
+      `WITH found AS (SELECT id, job_id, event_type FROM webhook_deliveries WHERE endpoint_id = $1 AND public_id = $2 FOR UPDATE),
        retried AS (
          UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), delivered_at = NULL
          FROM found f WHERE d.id = f.id AND f.job_id IS NULL RETURNING d.id)
-       SELECT $2::text AS public_id FROM found`,
+       SELECT $2::text AS public_id, event_type FROM found`,
       [endpointId, publicId],
     );
     return rows[0] ?? null;
+  }
+
+  /** The event type of the endpoint's delivery with that public id (null: none), locked until the transaction ends. */
+  async eventTypeOf(sql: Sql, endpointId: string, publicId: string): Promise<string | null> {
+    const { rows } = await sql.query<{ event_type: string }>(
+      'SELECT event_type FROM webhook_deliveries WHERE endpoint_id = $1 AND public_id = $2 FOR UPDATE',
+      [endpointId, publicId],
+    );
+    return rows[0]?.event_type ?? null;
   }
 
   /** A test event for the endpoint, due at once (sent even while it is paused: due()). Its public id. */

@@ -109,7 +109,8 @@ export class WebhookSender implements OnApplicationShutdown {
         if (this.stopping || Date.now() > deadline) return; // put back below
         // Deleted, sent elsewhere or paused since the batch was queued: not attempted, put back (a
         // paused endpoint's test events excepted). Looked at again at most once a second.
-        const now = await current();
+        // A failed look puts the delivery back rather than ending the run with its outcomes unrecorded.
+        const now = await current().catch(() => null);
         if (!now || now.url !== endpoint.url || (!now.enabled && delivery.event_type !== TEST_EVENT_TYPE)) return;
         const result = secrets instanceof Error ? unsigned(secrets) : await this.attempt(endpoint.url, secrets, delivery);
         outcomes.push(outcomeOf(delivery, result, retrySchedule, retryAt));

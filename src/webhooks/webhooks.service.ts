@@ -111,14 +111,14 @@ export class WebhooksService {
     // A repeat answers the first answer before anything is judged again (the name may resolve elsewhere now).
     if (request) {
       const earlier = await scope.transaction((sql) => this.idempotency.earlier(sql, scope.companyId, request));
-      if (earlier !== null) return { answer: earlier, replayed: true };
+      if (earlier !== null) return { answer: this.replayable(scope, request, earlier), replayed: true };
     }
     const types = this.typesFor(input.types, scope.readable);
     await this.checkDestination(input.url);
     return scope.transaction(async (sql) => {
       if (request) {
         const earlier = await this.idempotency.claim(sql, scope.companyId, request);
-        if (earlier !== null) return { answer: earlier, replayed: true as const };
+        if (earlier !== null) return { answer: this.replayable(scope, request, earlier), replayed: true as const };
       }
       if ((await this.endpoints.countForAdding(sql, scope.companyId)) >= this.config.webhooks.endpointsMax) {
         throw new ApiError(
@@ -144,6 +144,16 @@ export class WebhooksService {
     });
   }
 
+  /**
+   * A first answer given again: only to a caller that reads every type its endpoint sends (a key is
+   * the client's, and one of its tokens may carry fewer scopes than the one that created it: the
+   * answer holds the secret).
+   */
+  private replayable(scope: WebhookScope, request: IdempotentRequest, answer: string): string {
+    this.mustRead(scope, request.typesOf(answer));
+    return answer;
+  }
+
   /** The company's endpoints after the cursor's position, oldest first. */
   list(scope: WebhookScope, after: readonly [string, string] | null, limit: number): Promise<EndpointView[]> {
     return scope.transaction((sql) => this.endpoints.page(sql, scope.companyId, after, limit));
@@ -163,8 +173,9 @@ export class WebhooksService {
     if (patch.types !== undefined) changes.types = this.typesFor(patch.types ?? undefined, scope.readable);
     if (patch.url !== undefined) await this.checkDestination(patch.url);
     return scope.transaction(async (sql) => {
-      // Its types now must be the caller's to change it (a new URL would receive them), unless the patch replaces them.
-      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true, readsTypes: patch.types === undefined });
+      // Its types now must be the caller's to change it at all: narrowing them first, then re-pointing it, would
+      // otherwise send what was already queued of the others (and their retries) to a URL of the caller's.
+      const endpoint = await this.endpointOf(sql, scope, endpointId, { lock: true, readsTypes: true });
       const updated = await this.endpoints.update(sql, endpoint, changes);
       if (patch.enabled === true) await this.deliveryRecords.dueNow(sql, endpoint.id);
       await scope.written?.([endpoint.public_id]);
@@ -236,8 +247,11 @@ export class WebhooksService {
     return scope.transaction(async (sql) => {
       const endpoint = await this.endpointOf(sql, scope, endpointId, { readsTypes: true });
       const id = parseId('webhookDelivery', deliveryId);
-      const retried = id ? await this.deliveryRecords.retry(sql, endpoint.id, id) : null;
-      if (!retried) throw ApiError.notFound(`No delivery ${JSON.stringify(deliveryId)} of webhook endpoint ${endpoint.public_id}.`);
+      const type = id ? await this.deliveryRecords.eventTypeOf(sql, endpoint.id, id) : null;
+      if (!type) throw ApiError.notFound(`No delivery ${JSON.stringify(deliveryId)} of webhook endpoint ${endpoint.public_id}.`);
+      // The event's own type, not only the endpoint's: its types may have been narrowed since it was sent.
+      this.mustRead(scope, [type.split('.')[0] as ChangeObject]);
+      const retried = (await this.deliveryRecords.retry(sql, endpoint.id, id!))!;
       await scope.written?.([endpoint.public_id, retried.public_id]);
       return { endpoint, delivery_id: retried.public_id };
     });
@@ -305,11 +319,15 @@ export class WebhooksService {
     const id = parseId('webhookEndpoint', endpointId);
     const endpoint = id ? await this.endpoints.inCompany(sql, scope.companyId, id, lock) : null;
     if (!endpoint) throw ApiError.notFound(`No webhook endpoint with id ${JSON.stringify(endpointId)}.`);
-    if (readsTypes && scope.readable !== null) {
-      const unreadable = typesOf(endpoint).find((type) => !scope.readable!.includes(type));
-      if (unreadable) throw AuthErrors.insufficientScope(SCOPES_OF_OBJECT[unreadable]);
-    }
+    if (readsTypes) this.mustRead(scope, typesOf(endpoint));
     return endpoint;
+  }
+
+  /** `403 INSUFFICIENT_SCOPE`, naming the scopes, unless the caller reads every one of `types` (a test event's `webhook` is no feed type: anyone's). */
+  private mustRead(scope: WebhookScope, types: readonly string[]): void {
+    if (scope.readable === null) return;
+    const unreadable = types.find((type) => type !== 'webhook' && !scope.readable!.includes(type as ChangeObject));
+    if (unreadable) throw AuthErrors.insufficientScope(SCOPES_OF_OBJECT[unreadable as ChangeObject]);
   }
 
   /** The endpoint's types: those asked (in the feed's order), all the caller may read by default; a type it cannot read is refused. */

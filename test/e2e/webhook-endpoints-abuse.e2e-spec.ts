@@ -158,12 +158,42 @@ describe('webhook endpoints: a malicious integrator', () => {
       expectError(res, 403, 'INSUFFICIENT_SCOPE');
       expect(res.headers['www-authenticate']).toMatch(/error="insufficient_scope"/);
     }
-    // Narrowing it to what it reads is a change it may make (the new URL then receives only those).
-    const narrowed = await meetingsOnly.patch(path, { types: ['meeting'], url: 'https://hooks.example.com/narrow' });
-    expect(narrowed.status).toBe(200);
-    expect(narrowed.body.data).toMatchObject({ types: ['meeting'], url: 'https://hooks.example.com/narrow' });
+    // Nor narrow it first and re-point it after: what it already queued of the other types (and their retries) would follow.
+    expectError(await meetingsOnly.patch(path, { types: ['meeting'], url: 'https://hooks.example.com/narrow' }), 403, 'INSUFFICIENT_SCOPE');
+    expectError(await meetingsOnly.patch(path, { types: ['meeting'] }), 403, 'INSUFFICIENT_SCOPE');
+    expect((await owner.get(path)).body.data).toMatchObject({ url: 'https://hooks.example.com/theirs', types: theirs.types });
     expect((await meetingsOnly.get(path)).status).toBe(200);
     expect((await meetingsOnly.delete(path)).status).toBe(204);
+  });
+
+  it('a delivery of a type its token cannot read, on an endpoint narrowed since: no retry (403); a key repeated by a narrower token of the same client: not the secret (403)', async () => {
+    const company = await createCompany(db);
+    const client = await createClient(db, company, { scopes: [...DATA_SCOPES, MANAGE] });
+    const wide = await tokenFor(http, client);
+    const narrow = await tokenFor(http, client, { scope: `meetings.read ${MANAGE}` });
+    const call = (token: string) => ({
+      post: (path: string, body?: Json) => http.post(path).auth(token, { type: 'bearer' }).send(body),
+      patch: (path: string, body: Json) => http.patch(path).auth(token, { type: 'bearer' }).send(body),
+    });
+    // The same key and body from both tokens: the wide one's answer (its secret) is not the narrow one's.
+    const body = { url: 'https://hooks.example.com/keyed', types: ['meeting', 'chat'] };
+    const created = await call(wide).post('/v1/webhook-endpoints', body).set('Idempotency-Key', 'k-1');
+    expect(created.status).toBe(201);
+    const repeated = await call(narrow).post('/v1/webhook-endpoints', body).set('Idempotency-Key', 'k-1');
+    expectError(repeated, 403, 'INSUFFICIENT_SCOPE');
+    expect(JSON.stringify(repeated.body)).not.toContain('whsec_');
+    // A chat delivery queued while the endpoint sent chats; then narrowed to meetings by the wide token.
+    const path = `/v1/webhook-endpoints/${created.body.data.id}`;
+    const [{ id }] = await db.query('SELECT id::text AS id FROM webhook_endpoints WHERE public_id = $1', [created.body.data.id]);
+    const [{ public_id: chatDelivery }] = await db.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, change_id, event_type, committed_at, payload, status)
+       VALUES ($1, 'chg_chat', 'chat.created', now(), '{}', 'failed') RETURNING public_id`,
+      [id],
+    );
+    expect((await call(wide).patch(path, { types: ['meeting'] })).status).toBe(200);
+    expectError(await call(narrow).post(`${path}/deliveries/${chatDelivery}/retry`), 403, 'INSUFFICIENT_SCOPE');
+    const [{ status }] = await db.query('SELECT status FROM webhook_deliveries WHERE public_id = $1', [chatDelivery]);
+    expect(status).toBe('failed');
   });
 
   it('bodies built to break the parser or the database: a NUL in a value or a name, arrays nested thousands deep: 400 INVALID_REQUEST, nothing created', async () => {
