@@ -16,7 +16,7 @@ import { CHANGE_OBJECTS, ChangeObject } from '../src/changes/change.vocabulary';
 import { FeedPosition, pageStatement } from '../src/changes/changes.repository';
 import { mintId } from '../src/common/ids/public-id';
 import { BenchDatabase } from './database';
-import { percentiles } from './load';
+import { statementTimes } from './load';
 import { integerFlags } from './options';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -35,9 +35,7 @@ async function timePage(api: Client, company: string, types: readonly ChangeObje
     rows = result.rows.filter((r) => r.public_id !== null).length;
     await api.query('COMMIT');
   }
-  const p = percentiles(times);
-  const round = (x: number) => Math.round(x * 100) / 100;
-  return { rows, mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length), p50_ms: round(p.p50), p99_ms: round(p.p99) };
+  return { rows, ...statementTimes(times, 2) };
 }
 
 async function main(): Promise<void> {

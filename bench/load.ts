@@ -135,3 +135,13 @@ export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** A statement's timings as the single-question benches report them: mean, p50 and p99, in milliseconds to `digits` places. */
+export function statementTimes(times: number[], digits: number): { mean_ms: number; p50_ms: number; p99_ms: number } {
+  const p = percentiles(times);
+  return {
+    mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length, digits),
+    p50_ms: round(p.p50, digits),
+    p99_ms: round(p.p99, digits),
+  };
+}

@@ -18,7 +18,7 @@ import { Client } from 'pg';
 import { mintId } from '../src/common/ids/public-id';
 import { deliveriesPage } from '../src/webhooks/webhook-deliveries.repository';
 import { BenchDatabase } from './database';
-import { percentiles } from './load';
+import { statementTimes } from './load';
 import { integerFlags } from './options';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -40,9 +40,7 @@ async function timePage(client: Client, company: string | null, values: unknown[
     rows = result.rows.length;
     await client.query('COMMIT');
   }
-  const p = percentiles(times);
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { rows, mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length), p50_ms: round(p.p50), p99_ms: round(p.p99) };
+  return { rows, ...statementTimes(times, 3) };
 }
 
 async function main(): Promise<void> {
