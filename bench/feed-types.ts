@@ -8,7 +8,6 @@
  * once more right after the bulk write, before the log was analyzed. Writes
  * bench/results/feed-types-<date>.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -18,6 +17,7 @@ import { mintId } from '../src/common/ids/public-id';
 import { BenchDatabase } from './database';
 import { statementTimes } from './load';
 import { integerFlags } from './options';
+import { writeResult } from './report';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
@@ -107,10 +107,7 @@ async function main(): Promise<void> {
       unanalyzed,
       analyzed,
     };
-    const out = join(__dirname, '..', '..', 'bench', 'results', `feed-types-${report.date.slice(0, 10)}.json`);
-    await mkdir(join(out, '..'), { recursive: true });
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const out = await writeResult('feed-types', report);
     log(`wrote ${out}`);
   } finally {
     await api.end();

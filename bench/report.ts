@@ -574,3 +574,16 @@ export function gitCommit(): string {
     return 'unknown';
   }
 }
+
+/**
+ * A single-question bench's report (bench:feed-types, bench:webhook-deliveries): written to
+ * bench/results/<name>-<its date>.json and printed on stdout; the path written.
+ */
+export async function writeResult(name: string, report: { date: string }): Promise<string> {
+  const out = join(__dirname, '..', '..', 'bench', 'results', `${name}-${report.date.slice(0, 10)}.json`);
+  await mkdir(join(out, '..'), { recursive: true });
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  await writeFile(out, text);
+  process.stdout.write(text);
+  return out;
+}

@@ -11,7 +11,6 @@
  * 404 before it reads one). `BENCH_EXPLAIN=1` prints the owner's plan of the newest page. Writes
  * bench/results/webhook-deliveries-<date>.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -20,6 +19,7 @@ import { deliveriesPage } from '../src/webhooks/webhook-deliveries.repository';
 import { BenchDatabase } from './database';
 import { statementTimes } from './load';
 import { integerFlags } from './options';
+import { writeResult } from './report';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const PAGE = 50;
@@ -119,10 +119,7 @@ async function main(): Promise<void> {
         policy_cost: ratio(pages.newest.mean_ms, pages.newest_as_owner.mean_ms),
       },
     };
-    const out = join(__dirname, '..', '..', 'bench', 'results', `webhook-deliveries-${report.date.slice(0, 10)}.json`);
-    await mkdir(join(out, '..'), { recursive: true });
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const out = await writeResult('webhook-deliveries', report);
     log(`wrote ${out}`);
   } finally {
     await api.end();
