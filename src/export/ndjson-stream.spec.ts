@@ -160,6 +160,31 @@ describe('NdjsonStream', () => {
       stream.stop();
     });
 
+    it('too_slow is the reader\'s: a stream this side writes slowly (nothing waiting for the client) is never cut', async () => {
+      const res = new FakeResponse();
+      const stream = new NdjsonStream(res, rated);
+      for (let second = 0; second < 5; second++) {
+        await stream.write(['x']); // 2 bytes a second, under the minimum, all taken at once
+        res.take();
+        await jest.advanceTimersByTimeAsync(1000);
+      }
+      expect(() => stream.goOn()).not.toThrow();
+      stream.stop();
+    });
+
+    it('too_slow: a reader that holds the stream for under half of a window is not cut for it', async () => {
+      const res = new FakeResponse();
+      const stream = new NdjsonStream(res, rated);
+      await jest.advanceTimersByTimeAsync(1000); // the first window
+      await jest.advanceTimersByTimeAsync(600);
+      const ending = outcomeOf(stream, stream.write(big)); // held for the window's last 400 ms
+      await jest.advanceTimersByTimeAsync(400);
+      expect(() => stream.goOn()).not.toThrow();
+      await jest.advanceTimersByTimeAsync(1000); // held all the next window: cut
+      expect(await ending).toBe('too_slow');
+      stream.stop();
+    });
+
     it('stop() ends the clocks: a stream that ended is never cut afterwards', async () => {
       const res = new FakeResponse();
       const stream = new NdjsonStream(res, { ...rated, maxSeconds: 1 });

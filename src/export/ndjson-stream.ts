@@ -50,6 +50,10 @@ export class NdjsonStream {
   private cutFor: ExportOutcome | undefined;
   private wake: ((cut: Cut) => void) | undefined;
   private drained: (() => void) | undefined;
+  /** Milliseconds spent waiting for the reader to take what was written (back-pressure), ended waits only. */
+  private heldMs = 0;
+  /** When the current wait for the reader began, while there is one. */
+  private heldSince: number | undefined;
   private readonly timers: { stop(): void };
 
   constructor(
@@ -108,6 +112,7 @@ export class NdjsonStream {
     // Back-pressure: nothing more is written until the client took this (the batch after it is read meanwhile).
     this.goOn();
     let timer: NodeJS.Timeout | undefined;
+    const since = (this.heldSince = Date.now());
     try {
       await new Promise<void>((resolve, reject) => {
         this.drained = resolve;
@@ -115,6 +120,8 @@ export class NdjsonStream {
         timer = setTimeout(() => reject(new Cut('idle_timeout')), this.bounds.idleMs);
       });
     } finally {
+      this.heldMs += Date.now() - since;
+      this.heldSince = undefined;
       this.drained = this.wake = undefined;
       clearTimeout(timer);
     }
@@ -138,6 +145,11 @@ export class NdjsonStream {
     this.res.destroy();
   }
 
+  /** Milliseconds this stream waited for its reader so far, the current wait included. */
+  private held(): number {
+    return this.heldMs + (this.heldSince === undefined ? 0 : Date.now() - this.heldSince);
+  }
+
   /** Stops the stream's clocks: called once it ended. */
   stop(): void {
     this.timers.stop();
@@ -148,7 +160,9 @@ export class NdjsonStream {
    * (`max_duration`); and at the end of each window of EXPORT_RATE_WINDOW_SECONDS but the first
    * (the first fills the sockets' buffers, and the snapshot's first batches may be slow), a reader
    * that accepted fewer bytes in that window than EXPORT_MIN_BYTES_PER_MINUTE scaled to it is cut
-   * (`too_slow`). Accepted: taken by the kernel from this process, on the wire (compressed when
+   * (`too_slow`), if the reader is what held the stream: it waited for the reader (back-pressure)
+   * for at least half the window. A stream slow on this side (a busy database or CPU) leaves the
+   * socket's buffers empty and is not its reader's fault. Accepted: taken by the kernel from this process, on the wire (compressed when
    * the stream is), so a reader on gzip must take as many bytes as one without, and a trickle
    * that dodges the idle cut still ends. Either way the client resumes with `after=`.
    */
@@ -159,14 +173,18 @@ export class NdjsonStream {
     let window: NodeJS.Timeout | undefined;
     if (minBytesPerMinute > 0 && socket) {
       const minimum = (minBytesPerMinute * rateWindowSeconds) / 60;
+      const windowMs = rateWindowSeconds * 1000;
       let mark = acceptedBy(socket);
+      let heldMark = this.held();
       let first = true;
       window = setInterval(() => {
         const accepted = acceptedBy(socket);
-        if (!first && accepted - mark < minimum) this.cut('too_slow');
+        const held = this.held();
+        if (!first && accepted - mark < minimum && held - heldMark >= windowMs / 2) this.cut('too_slow');
         first = false;
         mark = accepted;
-      }, rateWindowSeconds * 1000);
+        heldMark = held;
+      }, windowMs);
     }
     return {
       stop: () => {
