@@ -31,7 +31,7 @@ export class WorkerAppModule {
         LoggingModule,
         MetricsModule.forRoot(),
         ClsModule.forRoot({ global: true }),
-        DatabaseModule.forApi(),
+        DatabaseModule.forApi({ replicas: false }),
         CursorsModule,
         WorkerModule,
       ],

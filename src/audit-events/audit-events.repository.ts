@@ -7,6 +7,7 @@ import { DatabaseUrls } from '../config/database-urls';
 import { iso, micros } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
 import { FairGate } from '../database/fair-gate';
+import { ReadReplicas } from '../database/read-replicas';
 import { PoolGate } from '../database/pool-gate';
 
 /** One row of a company's trail as the read function returns it, with its keyset position. */
@@ -43,6 +44,8 @@ const READ_TIMEOUT_MS = 10_000;
 export class AuditEventsRepository implements OnModuleDestroy {
   private readonly logger = new Logger('AuditEvents');
   private readonly pool: Pool;
+  /** Where the trail is the main database's, the same reader on each hot standby (read-replicas.ts), by its name. */
+  private readonly onReplicas = new Map<string, Pool>();
   private readonly scanRows: number;
   readonly share: FairGate;
 
@@ -51,20 +54,27 @@ export class AuditEventsRepository implements OnModuleDestroy {
     metrics: Metrics,
     config: AppConfig,
     private readonly gates: PoolGate,
+    private readonly replicas: ReadReplicas,
   ) {
     const { poolSize, scanRows } = config.auditRead;
     this.scanRows = scanRows;
     this.share = new FairGate(poolSize, 1);
-    this.pool = new Pool({
-      connectionString: urls.audit,
-      max: poolSize,
-      application_name: 'conversation-read-api-audit-reader',
-      connectionTimeoutMillis: READ_TIMEOUT_MS,
-      statement_timeout: READ_TIMEOUT_MS,
-      keepAlive: true,
-    });
-    this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'audit reader connection lost'));
+    const reader = (url: string) => {
+      const pool = new Pool({
+        connectionString: url,
+        max: poolSize,
+        application_name: 'conversation-read-api-audit-reader',
+        connectionTimeoutMillis: READ_TIMEOUT_MS,
+        statement_timeout: READ_TIMEOUT_MS,
+        keepAlive: true,
+      });
+      pool.on('error', (error) => this.logger.warn({ err: error.message }, 'audit reader connection lost'));
+      return pool;
+    };
+    this.pool = reader(urls.audit);
     metrics.watchPool('audit_reader', this.pool);
+    // A separate audit database has no standby of DATABASE_REPLICA_URLS: its reads stay where it is.
+    if (urls.audit === urls.api) for (const replica of replicas.replicas) this.onReplicas.set(replica.name, reader(replica.url));
   }
 
   /**
@@ -86,7 +96,8 @@ export class AuditEventsRepository implements OnModuleDestroy {
     position: [string, string] | null,
     limit: number,
   ): Promise<AuditEventScan> {
-    const client = await this.pool.connect();
+    const replica = this.onReplicas.size ? this.replicas.pick() : undefined;
+    const client = await (replica ? this.onReplicas.get(replica.name)! : this.pool).connect();
     let broken: Error | undefined;
     try {
       const rows = await readCompanyTrail(
@@ -113,7 +124,7 @@ export class AuditEventsRepository implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool, ...this.onReplicas.values()].map((pool) => pool.end()));
   }
 }
 

@@ -72,7 +72,7 @@ export class AuditEventsService {
       throw new ApiError('AUDIT_UNAVAILABLE', 'The audit trail could not be read; retry with backoff.');
     }
     const { rows, scanEnd } = scan;
-    const names = await this.tenant.run(principal.companyId, () => this.clientNames(rows));
+    const names = await this.tenant.run(principal.companyId, () => this.clientNames(rows), 'read');
     if (scanEnd) {
       // The scan bound ended the read before the page filled: a short page (maybe empty) that
       // goes on after the last row examined, as the change feed's bounded pages do.

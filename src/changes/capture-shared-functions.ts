@@ -90,11 +90,21 @@ export const SHARED_FUNCTIONS: string[] = [
   // Unrecorded: the lowest number this life can get. Every recorded epoch is then final, and a
   // position (max + 1, horizon, 0) lies before any entry of this life whatever number its first
   // writer records (never lower), with no reliance on the clock.
-  `CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
-    SELECT coalesce(
+  // On a hot standby (in recovery) the unlogged life cannot be read, nor is it the primary's:
+  // the live epoch is then the newest recorded one. An entry of a newer epoch commits with or
+  // after that epoch's row, so a standby that replayed the entry knows the epoch; and taking the
+  // newest recorded epoch as live when the primary's life is not recorded yet only holds back that
+  // dead epoch's entries at or above the horizon until it is (never serves one early). plpgsql, so
+  // that the branch not taken is never planned: planning a read of an unlogged table fails in recovery.
+  `CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE plpgsql STABLE AS $$
+  BEGIN
+    IF pg_is_in_recovery() THEN
+      RETURN (SELECT coalesce(max(e.epoch), 0) FROM change_epochs e);
+    END IF;
+    RETURN coalesce(
       (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
-      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e))
-  $$`,
+      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e));
+  END $$`,
   // The parts to re-read, in the order the API lists them.
   `CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(array_agg(p ORDER BY array_position(${PARTS_ORDER}, p)), '{}')

@@ -70,11 +70,15 @@ CREATE OR REPLACE FUNCTION app_change_epoch() RETURNS integer LANGUAGE plpgsql A
     RETURN e;
   END $$;
 
-CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE sql STABLE AS $$
-    SELECT coalesce(
+CREATE OR REPLACE FUNCTION app_live_change_epoch() RETURNS integer LANGUAGE plpgsql STABLE AS $$
+  BEGIN
+    IF pg_is_in_recovery() THEN
+      RETURN (SELECT coalesce(max(e.epoch), 0) FROM change_epochs e);
+    END IF;
+    RETURN coalesce(
       (SELECT l.epoch FROM change_epoch_life l WHERE l.server_started_at = pg_postmaster_start_time()),
-      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e))
-  $$;
+      (SELECT coalesce(max(e.epoch), 0) + 1 FROM change_epochs e));
+  END $$;
 
 CREATE OR REPLACE FUNCTION app_changed_union(a text[], b text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(array_agg(p ORDER BY array_position(ARRAY['details', 'transcript', 'evaluation', 'answers', 'messages'], p)), '{}')

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
+import { ReplicaReplay } from '../database/replica-replay';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 
 /** Options every admin command takes. */
@@ -13,6 +14,8 @@ export interface CommonOptions {
  */
 export abstract class AdminCommand<O extends CommonOptions = CommonOptions> extends CommandRunner {
   @Inject(CLI_OUTPUT) protected readonly output: CliOutput;
+  /** For the commands that take access away: they return once every hot standby replayed the change. */
+  @Inject(ReplicaReplay) protected readonly replicas: ReplicaReplay;
 
   @Option({ flags: '--json', description: 'print one JSON object on stdout' })
   parseJson(): boolean {

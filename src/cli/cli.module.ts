@@ -1,3 +1,4 @@
+import { ReplicaReplay } from '../database/replica-replay';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ClsModule } from 'nestjs-cls';
 import { ClientsModule } from '../clients/clients.module';
@@ -62,6 +63,7 @@ export class CliModule {
         DemoSeeder,
         VolumeSeeder,
         ChangeCompaction,
+        ReplicaReplay,
         { provide: CLI_OUTPUT, useValue: output },
       ],
     };

@@ -136,6 +136,7 @@ export class ClientExpirePreviousSecretCommand extends ClientCommand {
   protected async execute(_params: string[], options: ClientOptions): Promise<void> {
     const { company_id, ...ended } = await this.clients.expirePreviousSecret(required(options.client, 'client'));
     await this.audit.record({ command: 'client:expire-previous-secret', company: company_id, client: ended.client_id });
+    await this.replicas.everywhere();
     this.output.result(ended, `client_id: ${ended.client_id}\nprevious secrets ended: ${ended.expired_secrets}`);
   }
 }
@@ -146,6 +147,7 @@ abstract class ClientStatusCommand extends ClientCommand {
 
   protected async execute(_params: string[], options: ClientOptions): Promise<void> {
     const result = await this.clients.setStatus(required(options.client, 'client'), this.status);
+    if (this.status !== 'active') await this.replicas.everywhere();
     this.output.result(result, `${result.client_id}: ${result.status}`);
   }
 }
@@ -175,6 +177,7 @@ export class ClientSetCidrsCommand extends ClientCommand<ClientSetCidrsOptions> 
   protected async execute(_params: string[], options: ClientSetCidrsOptions): Promise<void> {
     if (options.cidrs === undefined) throw new AdminError('INVALID_ARGUMENTS', '--cidrs is required (an empty string clears the list)');
     const result = await this.clients.setCidrs(required(options.client, 'client'), options.cidrs);
+    await this.replicas.everywhere();
     this.output.result(result, `${result.client_id}: ${result.cidrs.length ? result.cidrs.join(' ') : 'any address'}`);
   }
 }

@@ -101,6 +101,8 @@ export class AppConfig {
     connectionMaxUses: number;
     /** The schema owner's pool for the worker and the admin side (src/database/owner-pool.ts). */
     owner: { poolSize: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+    /** Hot standbys the `/v1` reads run on (src/database/read-replicas.ts); none: every read on the primary. */
+    replicas: { urls: string[]; maxLagSeconds: number; revocationWaitSeconds: number; checkIntervalMs: number };
   };
   /** A list page's byte budget (PAGE_BYTES_MAX): it stops before the item that would pass it. */
   readonly pageBytesMax: number;
@@ -170,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     }
   }
   if (!vars.DATABASE_URL) {
-    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL', 'AUDIT_MIGRATION_DATABASE_URL'] as const) {
+    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL', 'AUDIT_MIGRATION_DATABASE_URL', 'DATABASE_REPLICA_URLS'] as const) {
       if (vars[dependent]) throw new ConfigError(`Invalid configuration: ${dependent} requires DATABASE_URL`);
     }
   }
@@ -205,6 +207,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxPreparedStatements: vars.DB_MAX_PREPARED_STATEMENTS ?? 64,
       connectionLifetimeSeconds: vars.DB_CONNECTION_LIFETIME_SECONDS ?? 1800,
       connectionMaxUses: vars.DB_CONNECTION_MAX_USES ?? 10_000,
+      replicas: {
+        urls: (vars.DATABASE_REPLICA_URLS ?? '')
+          .split(',')
+          .map((url) => url.trim())
+          .filter(Boolean),
+        maxLagSeconds: vars.REPLICA_MAX_LAG_SECONDS ?? 5,
+        revocationWaitSeconds: vars.REPLICA_REVOCATION_WAIT_SECONDS ?? 30,
+        checkIntervalMs: vars.REPLICA_CHECK_INTERVAL_MS ?? 1000,
+      },
     },
     pageBytesMax: vars.PAGE_BYTES_MAX ?? 4 * 1024 * 1024,
     exports: {

@@ -21,6 +21,29 @@ export function withDatabaseVariables<Base extends VariablesBase>(base: Base) {
     @Matches(POSTGRES_URL, { message: 'must be a postgres:// connection URL' })
     AUDIT_MIGRATION_DATABASE_URL?: string;
 
+    /** Hot standbys of DATABASE_URL (the API role on each), comma-separated: the `/v1` reads run there. */
+    @IsOptional()
+    @Satisfies(
+      (v) => typeof v === 'string' && v.split(',').every((url) => POSTGRES_URL.test(url.trim())),
+      'must be postgres:// connection URLs separated by commas',
+    )
+    DATABASE_REPLICA_URLS?: string;
+
+    /** A standby further behind the primary than this is not read from until it catches up. */
+    @IsOptional()
+    @IntegerIn(1, 3600, ' seconds')
+    REPLICA_MAX_LAG_SECONDS?: number;
+
+    /** How long a revoking admin command waits for every standby to replay it before it fails, naming the one behind. */
+    @IsOptional()
+    @IntegerIn(1, 3600, ' seconds')
+    REPLICA_REVOCATION_WAIT_SECONDS?: number;
+
+    /** How often each API instance measures its standbys' lag. */
+    @IsOptional()
+    @IntegerIn(50, 60000, ' milliseconds')
+    REPLICA_CHECK_INTERVAL_MS?: number;
+
     @IsOptional()
     @Matches(/^\S+$/, { message: 'must be a directory path' })
     DATA_DIR?: string;

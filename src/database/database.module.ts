@@ -7,6 +7,7 @@ import { DatabaseRoleCheck } from './database-role-check';
 import { dataSourceOptions } from './data-source-options';
 import { PoolGate } from './pool-gate';
 import { ExportPool } from './export-pool';
+import { ReadReplicas } from './read-replicas';
 import { TenantTransaction } from './tenant-transaction';
 
 /**
@@ -17,15 +18,16 @@ import { TenantTransaction } from './tenant-transaction';
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forApi(): DynamicModule {
-    return DatabaseModule.build('api');
+  /** The API's side; `replicas`: the `/v1` reads may run on the hot standbys of DATABASE_REPLICA_URLS (the worker's never do). */
+  static forApi(options: { replicas: boolean } = { replicas: true }): DynamicModule {
+    return DatabaseModule.build('api', options.replicas);
   }
 
   static forOwner(): DynamicModule {
-    return DatabaseModule.build('owner');
+    return DatabaseModule.build('owner', false);
   }
 
-  private static build(role: 'api' | 'owner'): DynamicModule {
+  private static build(role: 'api' | 'owner', replicas: boolean): DynamicModule {
     // The fair gate shares the API's request pool among companies; the owner's side has no such pool to share.
     const gate = {
       provide: PoolGate,
@@ -35,7 +37,12 @@ export class DatabaseModule {
           ? new PoolGate(config.database, config.database.connectTimeoutMs, config.database.statementTimeoutMs, metrics)
           : PoolGate.open(config.database.connectTimeoutMs, metrics),
     };
-    const providers = [TenantTransaction, gate, ...(role === 'api' ? [DatabaseRoleCheck, ExportPool] : [])];
+    const readReplicas = {
+      provide: ReadReplicas,
+      inject: [DatabaseUrls, AppConfig, Metrics],
+      useFactory: (urls: DatabaseUrls, config: AppConfig, metrics: Metrics) => new ReadReplicas(urls, config, metrics, replicas),
+    };
+    const providers = [TenantTransaction, gate, readReplicas, ...(role === 'api' ? [DatabaseRoleCheck, ExportPool] : [])];
     return {
       module: DatabaseModule,
       imports: [
@@ -57,7 +64,7 @@ export class DatabaseModule {
         }),
       ],
       providers,
-      exports: [TenantTransaction, PoolGate, ...(role === 'api' ? [ExportPool] : [])],
+      exports: [TenantTransaction, PoolGate, ReadReplicas, ...(role === 'api' ? [ExportPool] : [])],
     };
   }
 }

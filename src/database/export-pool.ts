@@ -4,10 +4,20 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { Metrics, secondsSince } from '../metrics/metrics';
 import { survivePoolErrors } from './pool-errors';
+import { ReadReplicas } from './read-replicas';
 
 /** A connection of the export pool, held for one export's snapshot. */
 export interface ExportLease {
   client: PoolClient;
+  /** The hot standby the snapshot reads, if it is not the primary's. */
+  replica?: string;
+  /**
+   * Takes the advisory lock `key` for the life of the lease, or answers false when it is held
+   * elsewhere. Always on the primary: advisory locks are each server's own, so a lock taken on a
+   * standby would not count exports running on another. (Without standbys: in the snapshot's own
+   * transaction, which must be open.)
+   */
+  tryLock(key: string): Promise<boolean>;
   /** Gives the connection back (`broken`: closed instead, after a failure that may have left it unusable). */
   release(broken?: boolean): void;
 }
@@ -32,6 +42,7 @@ export class ExportPool implements OnApplicationShutdown {
     urls: DatabaseUrls,
     config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly replicas: ReadReplicas,
   ) {
     const db = config.database;
     this.size = config.exports.poolSize;
@@ -57,14 +68,20 @@ export class ExportPool implements OnApplicationShutdown {
     return this.leased;
   }
 
-  /** A connection, or null at once when all of them are leased (no wait behind a running export). */
+  /**
+   * A connection, or null at once when all of them are leased. The snapshot reads a usable hot
+   * standby when there is one (read-replicas.ts), the lock of `tryLock` is then taken on a
+   * connection of this pool, on the primary, outside any transaction (so it holds back nothing there).
+   */
   async tryLease(): Promise<ExportLease | null> {
     if (this.leased >= this.size) return null;
     this.leased++;
+    const replica = this.replicas.pick();
     let client: PoolClient;
+    let locks: PoolClient | undefined;
     const started = process.hrtime.bigint();
     try {
-      client = await this.pool.connect();
+      client = replica ? await replica.exports.connect() : await this.pool.connect();
     } catch (error) {
       this.leased--;
       throw error;
@@ -73,11 +90,28 @@ export class ExportPool implements OnApplicationShutdown {
     let released = false;
     return {
       client,
+      replica: replica?.name,
+      tryLock: async (key) => {
+        const text = replica
+          ? 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken'
+          : 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken';
+        if (replica) locks ??= await this.pool.connect();
+        const { rows } = await (locks ?? client).query<{ taken: boolean }>(text, [key]);
+        return rows[0].taken;
+      },
       release: (broken) => {
         if (released) return;
         released = true;
         this.leased--;
         client.release(broken || undefined);
+        if (locks) {
+          const held = locks;
+          // The session's locks end with it: given back only once they are, closed otherwise.
+          held.query('SELECT pg_advisory_unlock_all()').then(
+            () => held.release(),
+            () => held.release(true),
+          );
+        }
       },
     };
   }

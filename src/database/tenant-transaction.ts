@@ -7,6 +7,7 @@ import { RequestStore } from '../common/http/request-context';
 import { AppConfig } from '../config/app-config';
 import { Metrics, PoolLike, secondsSince } from '../metrics/metrics';
 import { PoolGate } from './pool-gate';
+import { ReadReplicas } from './read-replicas';
 import { PreparedStatements } from './prepared-statements';
 import { inTransaction } from '../common/transaction';
 
@@ -97,6 +98,7 @@ export class TenantTransaction implements OnModuleInit {
     config: AppConfig,
     private readonly metrics: Metrics,
     private readonly gate: PoolGate,
+    private readonly replicas: ReadReplicas,
   ) {
     this.prepared = new PreparedStatements(config.database.maxPreparedStatements);
     this.auditTimeoutMs = config.auditTimeoutMs;
@@ -116,16 +118,27 @@ export class TenantTransaction implements OnModuleInit {
    * connection back, then the turn, exactly once; a failure to connect gives the turn back at once.
    */
   private async connect(
-    runner: ReturnType<DataSource['createQueryRunner']>,
     lane: string,
+    where: 'read' | 'primary',
     signal?: AbortSignal,
   ): Promise<{ client: PoolClient; release: () => Promise<void> }> {
     const started = process.hrtime.bigint();
     const heavy = this.cls.isActive() && this.cls.get('heavyRequest') === true;
     const endTurn = await this.gate.turn(lane, signal, heavy);
     let client: PoolClient;
+    let giveBack: () => Promise<void>;
     try {
-      client = (await runner.connect()) as PoolClient;
+      // A read goes to a hot standby when one is usable (read-replicas.ts); the gate's turn bounds
+      // the connections taken in all, wherever they are.
+      const onReplica = where === 'read' ? await this.replicas.connectForRead() : undefined;
+      if (onReplica) {
+        client = onReplica.client;
+        giveBack = async () => onReplica.client.release();
+      } else {
+        const runner = this.dataSource.createQueryRunner();
+        client = (await runner.connect()) as PoolClient;
+        giveBack = () => runner.release();
+      }
     } catch (error) {
       endTurn();
       throw error;
@@ -135,7 +148,7 @@ export class TenantTransaction implements OnModuleInit {
       client,
       release: async () => {
         try {
-          await runner.release();
+          await giveBack();
         } finally {
           endTurn();
         }
@@ -153,10 +166,14 @@ export class TenantTransaction implements OnModuleInit {
     return principal?.companyId === companyId ? principal.companyPublicId : companyId;
   }
 
-  async run<T>(companyId: string, work: (sql: TenantSql) => Promise<T>): Promise<T> {
+  /**
+   * `work` in a read-only tenant transaction: on the primary, or where the `/v1` reads run
+   * (`read`: a usable hot standby of DATABASE_REPLICA_URLS, else the primary). The worker's
+   * reads (webhook dispatch) stay on the primary.
+   */
+  async run<T>(companyId: string, work: (sql: TenantSql) => Promise<T>, where: 'read' | 'primary' = 'primary'): Promise<T> {
     checkTenant(companyId);
-    const runner = this.dataSource.createQueryRunner();
-    const { client, release } = await this.connect(runner, this.laneOf(companyId));
+    const { client, release } = await this.connect(this.laneOf(companyId), where);
     try {
       // One round trip: the id is a validated integer, so it is inlined, not interpolated text.
       // Generic plans, always: left to choose, PostgreSQL kept planning the list query for
@@ -179,8 +196,7 @@ export class TenantTransaction implements OnModuleInit {
    */
   async runWritable<T>(companyId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
     checkTenant(companyId);
-    const runner = this.dataSource.createQueryRunner();
-    const { client, release } = await this.connect(runner, this.laneOf(companyId));
+    const { client, release } = await this.connect(this.laneOf(companyId), 'primary');
     try {
       // A write waits for its audit row before it commits (up to AUDIT_TIMEOUT_MS): the session's
       // idle-in-transaction limit must outlast that wait, or the server ends the transaction the row describes.
@@ -233,8 +249,7 @@ export class TenantTransaction implements OnModuleInit {
     lane: string,
     signal?: AbortSignal,
   ): Promise<R | null> {
-    const runner = this.dataSource.createQueryRunner();
-    const { client, release } = await this.connect(runner, lane, signal);
+    const { client, release } = await this.connect(lane, 'read', signal);
     const opened = new OpenedTenant(new TenantSql(client, this.prepared), client, release);
     try {
       const results = (await client.query(
@@ -267,7 +282,7 @@ export class TenantTransaction implements OnModuleInit {
    */
   async runOpened<T>(companyId: string, work: () => Promise<T>): Promise<T> {
     const opened = this.cls.get('openedTenant');
-    if (!opened) return this.run(companyId, work);
+    if (!opened) return this.run(companyId, work, 'read');
     this.cls.set('openedTenant', undefined);
     if (!opened.claim()) throw new Error('the tenant transaction ended before the request could use it (the response closed)');
     // The request's own context holds it while the work runs (no nested context needed: one request, one transaction).

@@ -13,7 +13,7 @@ import { principalOf, RequestStore } from '../common/http/request-context';
 import { ShutdownState } from '../common/http/shutdown-state';
 import { AppConfig } from '../config/app-config';
 import { COLLECTION_SCOPES, READ_SCOPES, Scope } from '../contract/scopes';
-import { ExportPool } from '../database/export-pool';
+import { ExportLease, ExportPool } from '../database/export-pool';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { RATE_LIMIT_HEADER } from '../rate-limit/rate-limit-headers';
@@ -94,7 +94,7 @@ export class ExportService {
         principal.companyId,
         async () => {
           closeSnapshot = this.metrics.snapshotOpened(since);
-          if (!(await this.takeSlot(principal.companyId, exportConcurrency))) {
+          if (!(await this.takeSlot(lease, principal.companyId, exportConcurrency))) {
             throw await this.busy(res, `The company already runs ${exportConcurrency} exports`);
           }
           const started = auditEventOf(req, this.cls, 200);
@@ -225,14 +225,10 @@ export class ExportService {
     if (missing.length) throw AuthErrors.insufficientScope(missing);
   }
 
-  /** One of the company's slots, held until the snapshot's transaction ends; false when all are taken. */
-  private async takeSlot(companyId: string, slots: number): Promise<boolean> {
+  /** One of the company's slots, held as long as the lease (the snapshot's transaction); false when all are taken. */
+  private async takeSlot(lease: ExportLease, companyId: string, slots: number): Promise<boolean> {
     for (let slot = 0; slot < slots; slot++) {
-      const [{ taken }] = await this.tenant.query<{ taken: boolean }>(
-        `SELECT pg_try_advisory_xact_lock(hashtextextended('conversation-read-api:export:' || $1 || ':' || $2, 0)) AS taken`,
-        [companyId, slot],
-      );
-      if (taken) return true;
+      if (await lease.tryLock(`conversation-read-api:export:${companyId}:${slot}`)) return true;
     }
     return false;
   }

@@ -16,6 +16,8 @@ export const ADMIN_ERROR_CODES = {
     'The webhook URL can never be a destination: not https, or an address that is private, loopback, link-local or metadata (allowed with WEBHOOK_ALLOW_PRIVATE=1, for development).',
   EMBEDDED_DATABASE_UNAVAILABLE: 'The embedded PostgreSQL could not be started or reached (the message says what to do).',
   DATABASE_UNAVAILABLE: 'PostgreSQL could not be reached or refused the work for now; retry.',
+  REPLICA_BEHIND:
+    'The change is committed on the primary, but a hot standby of DATABASE_REPLICA_URLS (the message names it) did not replay it within REPLICA_REVOCATION_WAIT_SECONDS: tokens may still be accepted there until it does. Run the command again (it waits again) once the standby caught up, or take it out of DATABASE_REPLICA_URLS.',
   INTERNAL_ERROR: 'Anything else: a bug, with its message.',
 } as const;
 

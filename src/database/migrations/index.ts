@@ -39,6 +39,7 @@ import { DocumentTranscripts1766700000006 } from './1766700000006-document-trans
 import { WebhookEndpointsApi1766800000000 } from './1766800000000-webhook-endpoints-api';
 import { WebhookSecretRotation1766800000001 } from './1766800000001-webhook-secret-rotation';
 import { DeliveryStatusIndex1766800000002 } from './1766800000002-delivery-status-index';
+import { ReplicaEpochs1766900000000 } from './1766900000000-replica-epochs';
 
 /** Every migration in order; listed explicitly so that source and build behave the same. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   WebhookEndpointsApi1766800000000,
   WebhookSecretRotation1766800000001,
   DeliveryStatusIndex1766800000002,
+  ReplicaEpochs1766900000000,
 ];

@@ -1,0 +1,204 @@
+import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { AppConfig } from '../config/app-config';
+import { DatabaseUrls } from '../config/database-urls';
+import { Metrics } from '../metrics/metrics';
+import { survivePoolErrors } from './pool-errors';
+import { lsnOf, serverName, WalTimeline } from './wal-positions';
+
+/** One hot standby the API reads from: its pools, and what the last check found. */
+export class Replica {
+  /** Connections for the requests' read-only tenant transactions (as many as the request pool). */
+  readonly requests: Pool;
+  /** Connections for the export streams' snapshots (as many as the export pool). */
+  readonly exports: Pool;
+  /** One connection for the lag check, apart so a busy request pool cannot hide a standby's state. */
+  readonly probe: Pool;
+  /** Seconds behind the primary at the last check; null when unknown (not checked yet, unreachable, not a standby). */
+  lagSeconds: number | null = null;
+  /** Read from now: reachable, in recovery, and no further behind than REPLICA_MAX_LAG_SECONDS. */
+  usable = false;
+  /** Why it is not read from, for the log (said once per change). */
+  reason = 'not checked yet';
+
+  constructor(
+    readonly name: string,
+    /** Its connection URL (the API role's credentials: never logged; `name` is what is shown). */
+    readonly url: string,
+    sizes: { requests: number; exports: number },
+    options: { connectTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number; maxUses: number; lifetimeSeconds: number },
+    logger: Logger,
+  ) {
+    const pool = (max: number, application: string) => {
+      const created = new Pool({
+        connectionString: url,
+        max,
+        application_name: application,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+        statement_timeout: options.statementTimeoutMs,
+        idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+        keepAlive: true,
+        maxUses: options.maxUses,
+        maxLifetimeSeconds: options.lifetimeSeconds,
+      });
+      survivePoolErrors(created, logger, `replica ${name}`);
+      return created;
+    };
+    this.requests = pool(sizes.requests, 'conversation-read-api');
+    this.exports = pool(sizes.exports, 'conversation-read-api-export');
+    this.probe = pool(1, 'conversation-read-api-replica-check');
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([this.requests.end(), this.exports.end(), this.probe.end()]);
+  }
+}
+
+/**
+ * The hot standbys of DATABASE_REPLICA_URLS, for the `/v1` reads (TenantTransaction's read-only
+ * transactions and the export's snapshots). Every REPLICA_CHECK_INTERVAL_MS it reads the
+ * primary's WAL position and each standby's replay position (WalTimeline turns them into
+ * seconds behind); a standby unreachable, not in recovery (promoted, or not a standby at all:
+ * its data is not the primary's), or more than REPLICA_MAX_LAG_SECONDS behind is not read from
+ * until a check finds it well again, and `pick` spreads the reads over the others, round robin,
+ * or answers none: the read runs on the primary. Writes, token issuance, the audit trail, the
+ * worker and the CLI never come here. (Provided by DatabaseModule's factory.)
+ */
+export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
+  readonly replicas: Replica[];
+  private readonly primary: Pool | undefined;
+  private readonly timeline: WalTimeline;
+  private readonly maxLagSeconds: number;
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private next = 0;
+  private checking: Promise<void> | undefined;
+
+  constructor(
+    urls: DatabaseUrls,
+    config: AppConfig,
+    metrics: Metrics,
+    /** False where reads never go to a standby (the worker, the CLI): no standby is configured. */
+    enabled = true,
+  ) {
+    const db = config.database;
+    const { maxLagSeconds, checkIntervalMs } = db.replicas;
+    const replicaUrls = enabled ? db.replicas.urls : [];
+    this.maxLagSeconds = maxLagSeconds;
+    this.intervalMs = checkIntervalMs;
+    // Readings kept: long enough to measure any lag that matters, several times the bound.
+    this.timeline = new WalTimeline(Math.max(60_000, 4 * maxLagSeconds * 1000));
+    const options = {
+      connectTimeoutMs: db.connectTimeoutMs,
+      statementTimeoutMs: db.statementTimeoutMs,
+      idleInTransactionTimeoutMs: db.idleInTransactionTimeoutMs,
+      maxUses: db.connectionMaxUses,
+      lifetimeSeconds: db.connectionLifetimeSeconds,
+    };
+    this.replicas = replicaUrls.map(
+      (url) => new Replica(serverName(url), url, { requests: db.poolSize, exports: config.exports.poolSize }, options, this.logger),
+    );
+    if (this.replicas.length) {
+      this.primary = new Pool({ connectionString: urls.api, max: 1, application_name: 'conversation-read-api-replica-check', connectionTimeoutMillis: db.connectTimeoutMs, statement_timeout: db.statementTimeoutMs });
+      survivePoolErrors(this.primary, this.logger, 'replica check');
+    }
+    this.replicas.forEach((replica, i) => {
+      metrics.watchPool(`replica-${i + 1}`, replica.requests);
+      metrics.watchPool(`replica-${i + 1}-export`, replica.exports);
+    });
+    if (this.replicas.length) {
+      metrics.gauge(
+        'db_replica_lag_seconds',
+        'Seconds a hot standby of DATABASE_REPLICA_URLS is behind the primary, at the last check (absent while unknown).',
+        this.replicas.map((replica) => ({ labels: { replica: replica.name }, read: () => replica.lagSeconds ?? undefined })),
+      );
+      metrics.gauge(
+        'db_replica_serving',
+        'Whether reads go to a hot standby now (1) or not (0: unreachable, not a standby, or behind by more than REPLICA_MAX_LAG_SECONDS).',
+        this.replicas.map((replica) => ({ labels: { replica: replica.name }, read: () => (replica.usable ? 1 : 0) })),
+      );
+    }
+  }
+
+  /** Whether any standby is configured. */
+  get configured(): boolean {
+    return this.replicas.length > 0;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.replicas.length) return;
+    // The first check before the first request: until a standby is known to be caught up, reads stay on the primary.
+    await this.check();
+    this.timer = setInterval(() => void this.check(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** A standby to read from now, round robin over the usable ones; undefined: read on the primary. */
+  pick(): Replica | undefined {
+    const count = this.replicas.length;
+    for (let tried = 0; tried < count; tried++) {
+      const replica = this.replicas[this.next++ % count];
+      if (replica.usable) return replica;
+    }
+    return undefined;
+  }
+
+  /** Checks every standby now (one check at a time: a second caller shares the running one). */
+  check(): Promise<void> {
+    this.checking ??= this.checkAll().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async checkAll(): Promise<void> {
+    try {
+      const { rows } = await this.primary!.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      this.timeline.record(lsnOf(rows[0].lsn), Date.now());
+    } catch (error) {
+      // The primary's position unknown: the standbys' lag cannot be judged, so they keep their last state.
+      this.logger.warn({ err: (error as Error).message }, 'replica check: the primary did not answer');
+      return;
+    }
+    await Promise.all(this.replicas.map((replica) => this.checkOne(replica)));
+  }
+
+  private async checkOne(replica: Replica): Promise<void> {
+    let lag: number | null = null;
+    let reason: string;
+    try {
+      const { rows } = await replica.probe.query<{ recovery: boolean; lsn: string | null }>(
+        'SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS lsn',
+      );
+      const [{ recovery, lsn }] = rows;
+      if (!recovery || !lsn) {
+        reason = 'it is not a standby (promoted, or another server): its data may not be the primary\'s';
+      } else {
+        lag = this.timeline.lagSeconds(lsnOf(lsn), Date.now());
+        reason = lag !== null && lag <= this.maxLagSeconds ? '' : `it is ${lag?.toFixed(1) ?? 'an unknown number of'} seconds behind (more than REPLICA_MAX_LAG_SECONDS=${this.maxLagSeconds})`;
+      }
+    } catch (error) {
+      reason = `it did not answer (${(error as Error).message})`;
+    }
+    replica.lagSeconds = lag;
+    const usable = reason === '';
+    if (usable !== replica.usable) {
+      if (usable) this.logger.log({ replica: replica.name, lag_seconds: lag }, 'reads go to this standby again');
+      else this.logger.warn({ replica: replica.name, lag_seconds: lag, reason }, `reads leave this standby: ${reason}`);
+    }
+    replica.usable = usable;
+    replica.reason = reason;
+  }
+
+  /** A connection of a usable standby's request pool, or undefined (the primary serves). */
+  async connectForRead(): Promise<{ client: PoolClient; replica: Replica } | undefined> {
+    const replica = this.pick();
+    if (!replica) return undefined;
+    return { client: await replica.requests.connect(), replica };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.checking?.catch(() => undefined);
+    await Promise.all([...this.replicas.map((r) => r.end()), this.primary?.end()]);
+  }
+}

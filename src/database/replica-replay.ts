@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { Client } from 'pg';
+import { AdminError } from '../common/errors/admin-error';
+import { AppConfig } from '../config/app-config';
+import { DatabaseUrls } from '../config/database-urls';
+import { lsnOf, serverName } from './wal-positions';
+
+const POLL_MS = 50;
+
+/**
+ * For the admin commands that take access away (revoke, disable, end a secret, narrow the
+ * addresses): the API authenticates each request on the server it reads from, a hot standby of
+ * DATABASE_REPLICA_URLS, so such a command returns only once every standby replayed it. After
+ * the change committed, `everywhere` reads the primary's WAL insert position (past the commit
+ * record) and waits until each standby's replay reached it, up to REPLICA_REVOCATION_WAIT_SECONDS
+ * in all; past that it fails loudly (REPLICA_BEHIND, naming the standby and how far it got). A
+ * URL whose server is not in recovery is no standby of this primary (promoted, or another
+ * server): the API does not read from it (read-replicas.ts), and it is not waited for.
+ */
+@Injectable()
+export class ReplicaReplay {
+  constructor(
+    private readonly urls: DatabaseUrls,
+    private readonly config: AppConfig,
+  ) {}
+
+  async everywhere(): Promise<void> {
+    const { urls, revocationWaitSeconds } = this.config.database.replicas;
+    if (!urls.length) return;
+    const target = await this.primaryPosition();
+    const deadline = Date.now() + revocationWaitSeconds * 1000;
+    await Promise.all(urls.map((url) => this.replayed(url, target, deadline, revocationWaitSeconds)));
+  }
+
+  private async primaryPosition(): Promise<bigint> {
+    const client = new Client({ connectionString: this.urls.owner, application_name: 'conversation-read-api-admin' });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      return lsnOf(rows[0].lsn);
+    } finally {
+      await client.end();
+    }
+  }
+
+  private async replayed(url: string, target: bigint, deadline: number, waitSeconds: number): Promise<void> {
+    const name = serverName(url);
+    let seen = 'nothing (it did not answer)';
+    const client = new Client({ connectionString: url, application_name: 'conversation-read-api-admin', connectionTimeoutMillis: Math.max(1000, deadline - Date.now()) });
+    try {
+      await client.connect();
+      for (;;) {
+        const { rows } = await client.query<{ recovery: boolean; lsn: string | null }>(
+          'SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS lsn',
+        );
+        const [{ recovery, lsn }] = rows;
+        if (!recovery || !lsn) return;
+        seen = `up to ${lsn}`;
+        if (lsnOf(lsn) >= target) return;
+        if (Date.now() >= deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    } catch (error) {
+      if (Date.now() < deadline) seen = `nothing: ${(error as Error).message}`;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+    throw new AdminError(
+      'REPLICA_BEHIND',
+      `committed on the primary, but the standby ${name} has not replayed it after ${waitSeconds} s (it replayed ${seen}; the change is at ${formatLsn(target)}): tokens may still be accepted there until it does`,
+    );
+  }
+}
+
+function formatLsn(lsn: bigint): string {
+  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
+}
