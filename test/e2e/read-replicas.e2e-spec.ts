@@ -1,0 +1,248 @@
+import { AddressInfo } from 'node:net';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { ReadReplicas } from '../../src/database/read-replicas';
+import { runCli, spawnCli } from '../support/cli';
+import { accessToken, Demo, differences, readEverything } from '../support/full-read';
+import { ReplicatedPair, startReplicatedPair } from '../support/standby';
+import { Copy } from '../support/sync-journal';
+import { createTestApp, eventually } from '../support/test-app';
+
+/** A wait on replication or a lag check, sized for a machine twice as slow as ours at its busiest. */
+const DEADLINE_MS = 30_000;
+
+/**
+ * Read replicas (#51) on a real hot standby of a dedicated primary (test/support/standby.ts):
+ * the same service on the primary alone and with DATABASE_REPLICA_URLS naming the standby.
+ */
+describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
+  let pair: ReplicatedPair;
+  let demo: Demo;
+  const apps: NestExpressApplication[] = [];
+
+  /** The CLI on the pair's primary, with the standby as its replica. */
+  const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({
+    DATABASE_URL: pair.primary.apiUrl,
+    MIGRATION_DATABASE_URL: pair.primary.ownerUrl,
+    DATABASE_REPLICA_URLS: pair.standby.apiUrl,
+    ...extra,
+  });
+
+  /** The service on the pair's primary (`replica`: reading from the standby), listening; its base URL. */
+  async function served(replica: boolean, env: NodeJS.ProcessEnv = {}, urls = { api: pair.primary.apiUrl, owner: pair.primary.ownerUrl }) {
+    const app = await createTestApp({
+      urls,
+      env: { ...(replica ? { DATABASE_REPLICA_URLS: pair.standby.apiUrl, REPLICA_CHECK_INTERVAL_MS: '100' } : {}), ...env },
+    });
+    apps.push(app);
+    await app.listen(0, '127.0.0.1');
+    return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+  }
+
+  /** Statements of the service's request pool seen on the standby since it started: the reads went there. */
+  const readsOnStandby = async (): Promise<number> => {
+    const client = new Client({ connectionString: pair.standby.superUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'conversation-read-api' AND backend_type = 'client backend'`,
+      );
+      return rows[0].n;
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    pair = await startReplicatedPair('replicas');
+    const seeded = await runCli(cliEnv(), 'seed:demo', '--json');
+    expect(seeded.code).toBe(0);
+    demo = JSON.parse(seeded.stdout.trim()) as Demo;
+    await pair.standby.caughtUp();
+  }, 180_000);
+  afterAll(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    await pair?.stop();
+  });
+
+  it('every route answers on the standby as on the primary: a full read of the demo company through both is equal, and the reads ran on the standby', async () => {
+    const onPrimary = await served(false);
+    const onStandby = await served(true);
+    await eventually(async () => onStandby.app.get(ReadReplicas).replicas[0].usable, DEADLINE_MS);
+    const truth = await readEverything(onPrimary.base, await accessToken(onPrimary.base, demo.client_id, demo.client_secret));
+    const copy = await readEverything(onStandby.base, await accessToken(onStandby.base, demo.client_id, demo.client_secret));
+    expect(Object.keys(truth).length).toBeGreaterThan(20);
+    expect(differences(copy, truth)).toEqual([]);
+    expect(await readsOnStandby()).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('revocation: with the standby not replaying, client:revoke fails loudly naming it; once it replays, the command returns and the very next request through the standby is refused', async () => {
+    const { base } = await served(true, { REPLICA_MAX_LAG_SECONDS: '3600' });
+    const created = await runCli(cliEnv(), 'client:create', '--company', demo.company_id, '--name', 'to revoke', '--scopes', 'meetings.read', '--json');
+    expect(created.code).toBe(0);
+    const client = JSON.parse(created.stdout.trim()) as { client_id: string; client_secret: string };
+    await pair.standby.caughtUp();
+    const token = await accessToken(base, client.client_id, client.client_secret);
+    const meetings = () => fetch(`${base}/v1/meetings?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await meetings()).status).toBe(200);
+
+    await pair.standby.pauseReplay();
+    try {
+      const refused = await runCli(cliEnv({ REPLICA_REVOCATION_WAIT_SECONDS: '2' }), 'client:revoke', '--client', client.client_id, '--json');
+      expect(refused.code).toBe(1);
+      const error = (JSON.parse(refused.stdout.trim()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('REPLICA_BEHIND');
+      expect(error.message).toContain(`127.0.0.1:${pair.standby.port}/`);
+      // What it warns of: the standby, not replaying, still accepts the token.
+      expect((await meetings()).status).toBe(200);
+
+      // Run again, the standby resuming while the command waits: it returns only after the replay.
+      const again = spawnCli(cliEnv(), 'client:revoke', '--client', client.client_id, '--json');
+      const exited = new Promise<number>((resolve) => again.on('exit', (code) => resolve(code ?? -1)));
+      let returned = false;
+      void exited.then(() => (returned = true));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(returned).toBe(false); // still waiting for the standby
+      await pair.standby.resumeReplay();
+      expect(await exited).toBe(0);
+    } finally {
+      await pair.standby.resumeReplay();
+    }
+    expect((await meetings()).status).toBe(401);
+  }, 120_000);
+
+  it('lag: a standby behind by more than REPLICA_MAX_LAG_SECONDS is not read from (a new record is served, by the primary); caught up, it serves again', async () => {
+    const { app, base } = await served(true, { REPLICA_MAX_LAG_SECONDS: '1' });
+    const replicas = app.get(ReadReplicas);
+    await eventually(async () => replicas.replicas[0].usable, DEADLINE_MS);
+    const token = await accessToken(base, demo.client_id, demo.client_secret);
+    const owner = new Client({ connectionString: pair.primary.ownerUrl });
+    await owner.connect();
+    await pair.standby.pauseReplay();
+    try {
+      // The primary writes (its WAL moves on) while the standby replays nothing.
+      await owner.query(`UPDATE companies SET name = name WHERE public_id = $1`, [demo.company_id]);
+      await eventually(async () => !replicas.replicas[0].usable, DEADLINE_MS);
+      expect(replicas.replicas[0].lagSeconds).toBeGreaterThan(1);
+      const list = await fetch(`${base}/v1/meetings?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(list.status).toBe(200);
+    } finally {
+      await pair.standby.resumeReplay();
+      await owner.end();
+    }
+    await eventually(async () => replicas.replicas[0].usable, DEADLINE_MS);
+    expect(replicas.replicas[0].lagSeconds).toBeLessThanOrEqual(1);
+  }, 120_000);
+
+  it('feed and export: an export on the standby, then the feed from its Feed-Cursor alternating between the primary and a lagging standby under seed:activity, ends equal to a full read', async () => {
+    const onPrimary = await served(false);
+    const onStandby = await served(true, { REPLICA_MAX_LAG_SECONDS: '3600' });
+    await eventually(async () => onStandby.app.get(ReadReplicas).replicas[0].usable, DEADLINE_MS);
+    const token = await accessToken(onPrimary.base, demo.client_id, demo.client_secret);
+    const headers = { Authorization: `Bearer ${token}` };
+
+    const copy: Copy = {};
+    const exported = await fetch(`${onStandby.base}/v1/export`, { headers });
+    expect(exported.status).toBe(200);
+    let cursor = exported.headers.get('feed-cursor');
+    expect(cursor).toMatch(/^cur_/);
+    const lines = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.pop()).toMatchObject({ object: 'export' });
+
+    const activity = spawnCli(cliEnv(), 'seed:activity', '--company', demo.company_id, '--minutes', '0.3', '--rate', '600', '--seed', '51');
+    const done = new Promise<number>((resolve) => activity.on('exit', (code) => resolve(code ?? -1)));
+    let finished = false;
+    void done.then(() => (finished = true));
+    let page = 0;
+    const entries: Array<{ object: string; object_id: string; action: string }> = [];
+    const follow = async () => {
+      for (;;) {
+        const base = page++ % 2 ? onStandby.base : onPrimary.base;
+        const res = await fetch(`${base}/v1/changes?limit=50&cursor=${cursor}`, { headers });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { data: typeof entries; pagination: { next_cursor: string; has_more: boolean } };
+        entries.push(...body.data);
+        cursor = body.pagination.next_cursor;
+        if (!body.pagination.has_more) return;
+      }
+    };
+    // The standby lags in stretches: replay paused for a while, then resumed, while the client reads both.
+    while (!finished) {
+      await pair.standby.pauseReplay();
+      await follow();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await follow();
+      await pair.standby.resumeReplay();
+      await follow();
+    }
+    expect(await done).toBe(0);
+    await pair.standby.caughtUp();
+    await follow();
+    expect(entries.length).toBeGreaterThan(0);
+
+    // The copy: what the export held, then every object the feed named read again on the primary (gone: 404).
+    const truth = await readEverything(onPrimary.base, token);
+    const exportedKeys = new Set(lines.map((l) => `${String(l.object)}:${String(l.id)}`));
+    const named = new Set(entries.map((e) => `${e.object}:${e.object_id}`));
+    for (const key of Object.keys(truth)) {
+      // Every live object is in the export or named by the feed since its cursor.
+      if (!exportedKeys.has(key) && !named.has(key)) copy[key] = truth[key];
+    }
+    expect(Object.keys(copy)).toEqual([]);
+    // And every object the export held that is gone now was told deleted.
+    const deleted = new Set(entries.filter((e) => e.action === 'deleted').map((e) => `${e.object}:${e.object_id}`));
+    const gone = [...exportedKeys].filter((key) => !(key in truth) && !deleted.has(key));
+    expect(gone).toEqual([]);
+  }, 240_000);
+
+  it('failover: the standby promoted, the service pointed at it, a cursor handed out by the old primary sees every change made after', async () => {
+    const onPrimary = await served(false);
+    const token = await accessToken(onPrimary.base, demo.client_id, demo.client_secret);
+    const headers = { Authorization: `Bearer ${token}` };
+    const head = await fetch(`${onPrimary.base}/v1/changes?start=now`, { headers });
+    expect(head.status).toBe(200);
+    let cursor = ((await head.json()) as { pagination: { next_cursor: string } }).pagination.next_cursor;
+    await pair.standby.caughtUp();
+    await onPrimary.app.close();
+    apps.splice(apps.indexOf(onPrimary.app), 1);
+
+    await pair.standby.promote();
+    const promoted = { api: pair.standby.apiUrl, owner: pair.standby.ownerUrl };
+    const activity = await runCli(
+      { DATABASE_URL: promoted.api, MIGRATION_DATABASE_URL: promoted.owner },
+      'seed:activity',
+      '--company',
+      demo.company_id,
+      '--minutes',
+      '0.05',
+      '--rate',
+      '600',
+      '--seed',
+      '52',
+    );
+    expect(activity.code).toBe(0);
+    const onPromoted = await served(false, {}, promoted);
+    const named = new Set<string>();
+    for (;;) {
+      const res = await fetch(`${onPromoted.base}/v1/changes?limit=100&cursor=${cursor}`, { headers });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: Array<{ object: string; object_id: string }>; pagination: { next_cursor: string; has_more: boolean } };
+      for (const e of body.data) named.add(`${e.object}:${e.object_id}`);
+      cursor = body.pagination.next_cursor;
+      if (!body.pagination.has_more) break;
+    }
+    // Every object written on the promoted server after the cursor is named.
+    const owner = new Client({ connectionString: promoted.owner });
+    await owner.connect();
+    try {
+      const { rows } = await owner.query<{ key: string }>(
+        `SELECT DISTINCT c.object || ':' || c.object_id AS key FROM change_log c
+           WHERE c.epoch > (SELECT max(epoch) FROM change_epochs WHERE server_started_at <> pg_postmaster_start_time())`,
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.map((r) => r.key).filter((key) => !named.has(key))).toEqual([]);
+    } finally {
+      await owner.end();
+    }
+  }, 180_000);
+});
