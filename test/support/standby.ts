@@ -113,6 +113,8 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
   const account = clusterAccount();
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const dataDir = await reachableClusterDir(dir, account, [join(tmpdir(), 'conversation-read-api')], null);
+  // Created (and chowned) there only for root; initdb would make it for a new cluster, the copy needs it first.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const port = await freePort();
   const slot = `standby_${randomBytes(6).toString('hex')}`;
   const su = await connect(primary.superUrl);
@@ -121,9 +123,7 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
     await assertReplicationAllowed(su);
     settings = Object.fromEntries(
       (
-        await su.query<{ name: string; setting: string }>('SELECT name, setting FROM pg_settings WHERE name = ANY($1)', [
-          MIRRORED_SETTINGS,
-        ])
+        await su.query<{ name: string; setting: string }>('SELECT name, setting FROM pg_settings WHERE name = ANY($1)', [MIRRORED_SETTINGS])
       ).rows.map((row) => [row.name, row.setting]),
     );
     // Reserved now, before the backup's checkpoint: the primary keeps all WAL from here on until the slot is dropped.
@@ -191,10 +191,8 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
     resumeReplay: async () => {
       await withClient(standby.superUrl, (client) => client.query('SELECT pg_wal_replay_resume()'));
     },
-    received: (timeoutMs = REPLICATION_DEADLINE_MS) =>
-      waitForLsn('received', 'SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn', timeoutMs),
-    caughtUp: (timeoutMs = REPLICATION_DEADLINE_MS) =>
-      waitForLsn('replayed', 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn', timeoutMs),
+    received: (timeoutMs = REPLICATION_DEADLINE_MS) => waitForLsn('received', 'SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn', timeoutMs),
+    caughtUp: (timeoutMs = REPLICATION_DEADLINE_MS) => waitForLsn('replayed', 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn', timeoutMs),
     promote: async () => {
       await withClient(standby.superUrl, (client) =>
         client.query('SELECT pg_promote(true, $1)', [Math.ceil(REPLICATION_DEADLINE_MS / 1000)]),
@@ -243,14 +241,24 @@ async function assertReplicationAllowed(su: Client): Promise<void> {
 async function onlineCopy(su: Client, from: string, to: string, account: Account): Promise<void> {
   await su.query(`SELECT pg_backup_start($1, true)`, [`standby ${to}`]);
   await copyCluster(from, to, account);
-  const stopped = (await su.query<{ labelfile: string; spcmapfile: string | null }>('SELECT labelfile, spcmapfile FROM pg_backup_stop(false)'))
-    .rows[0];
+  const stopped = (
+    await su.query<{ labelfile: string; spcmapfile: string | null }>('SELECT labelfile, spcmapfile FROM pg_backup_stop(false)')
+  ).rows[0];
   await writeOwned(join(to, 'backup_label'), stopped.labelfile, account);
   if (stopped.spcmapfile) await writeOwned(join(to, 'tablespace_map'), stopped.spcmapfile, account);
 }
 
 /** Directories whose contents a base backup leaves out (as pg_basebackup does): recreated empty. */
-const EMPTIED_DIRS = new Set(['pg_wal', 'pg_stat_tmp', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_subtrans']);
+const EMPTIED_DIRS = new Set([
+  'pg_wal',
+  'pg_stat_tmp',
+  'pg_replslot',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_subtrans',
+]);
 /** Files a base backup leaves out: the primary's lock and options, its logs, a stale label. */
 const SKIPPED_FILES = new Set([
   'postmaster.pid',
@@ -338,17 +346,15 @@ function conninfoValue(value: string): string {
 }
 
 /**
- * The primary's WAL position once everything committed so far is on its disk. The tests' clusters
- * commit asynchronously (synchronous_commit = off), so a commit just reported may still be in WAL
- * buffers, beyond pg_current_wal_lsn() and not yet sent: a synchronous commit of a transaction
- * with an id flushes all the WAL before its own.
+ * The primary's WAL position once everything committed so far is on its disk, where a standby can
+ * receive it. The tests' clusters commit asynchronously (synchronous_commit = off): a commit
+ * already reported may still be in WAL buffers, beyond pg_current_wal_lsn() and unsent. A
+ * message flushed at once (PostgreSQL 17's `flush` argument) flushes all the WAL before it; a
+ * synchronous commit would not do: one that wrote no WAL of its own is not flushed either.
  */
 async function flushedLsn(superUrl: string): Promise<string> {
   return withClient(superUrl, async (client) => {
-    await client.query('SET synchronous_commit = on');
-    await client.query('BEGIN');
-    await client.query('SELECT pg_current_xact_id()');
-    await client.query('COMMIT');
+    await client.query(`SELECT pg_logical_emit_message(false, 'test-standby', 'caught up?', true)`);
     return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn;
   });
 }
@@ -394,9 +400,8 @@ async function dropSlot(superUrl: string, slot: string): Promise<void> {
     // The walsender may take a moment to release the slot after the standby went away.
     const deadline = Date.now() + REPLICATION_DEADLINE_MS;
     for (;;) {
-      const row = (
-        await client.query<{ active: boolean | null }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot])
-      ).rows[0];
+      const row = (await client.query<{ active: boolean | null }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot]))
+        .rows[0];
       if (!row) return;
       if (!row.active) {
         await client.query('SELECT pg_drop_replication_slot($1)', [slot]);
