@@ -52,10 +52,16 @@ describe('a replicated pair (primary and hot standby)', () => {
     expect(await query(pair.standby.superUrl, 'SELECT status FROM pg_stat_wal_receiver')).toEqual([{ status: 'streaming' }]);
   });
 
-  it('shows a row written on the primary once caught up', async () => {
-    await query(pair.primary.ownerUrl, `INSERT INTO standby_probe (note) VALUES ('first')`);
-    await pair.standby.caughtUp();
-    expect(await notes(pair.standby.ownerUrl)).toEqual(['first']);
+  it('shows each row written on the primary once caught up', async () => {
+    // Several rounds: the primary commits asynchronously, and a caughtUp that took the primary's
+    // position before the commit reached its WAL files would miss a row now and then.
+    const written: string[] = [];
+    for (const note of ['first', 'second', 'third', 'fourth', 'fifth']) {
+      await query(pair.primary.ownerUrl, 'INSERT INTO standby_probe (note) VALUES ($1)', [note]);
+      written.push(note);
+      await pair.standby.caughtUp();
+      expect(await notes(pair.standby.ownerUrl)).toEqual(written);
+    }
   });
 
   it('refuses writes: read-only transaction (SQLSTATE 25006)', async () => {
@@ -79,18 +85,18 @@ describe('a replicated pair (primary and hot standby)', () => {
       await query(pair.primary.ownerUrl, `INSERT INTO standby_probe (note) VALUES ('while paused')`);
       // The WAL with the row is on the standby: only the paused replay keeps it from showing.
       await pair.standby.received();
-      expect(await notes(pair.standby.ownerUrl)).toEqual(['first']);
+      expect(await notes(pair.standby.ownerUrl)).not.toContain('while paused');
     } finally {
       await pair.standby.resumeReplay();
     }
     await pair.standby.caughtUp();
-    expect(await notes(pair.standby.ownerUrl)).toEqual(['first', 'while paused']);
+    expect(await notes(pair.standby.ownerUrl)).toContain('while paused');
   });
 
   it('leaves recovery when promoted, and then accepts writes', async () => {
     await pair.standby.promote();
     expect(await query(pair.standby.superUrl, 'SELECT pg_is_in_recovery() AS recovery')).toEqual([{ recovery: false }]);
     await query(pair.standby.ownerUrl, `INSERT INTO standby_probe (note) VALUES ('after promotion')`);
-    expect(await notes(pair.standby.ownerUrl)).toEqual(['first', 'while paused', 'after promotion']);
+    expect((await notes(pair.standby.ownerUrl)).slice(-2)).toEqual(['while paused', 'after promotion']);
   });
 });
