@@ -142,7 +142,7 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     const headers = { Authorization: `Bearer ${token}` };
 
     const copy: Copy = {};
-    const exported = await fetch(`${onStandby.base}/v1/export`, { headers });
+    const exported = await fetch(`${onStandby.base}/v1/export?include=messages`, { headers });
     expect(exported.status).toBe(200);
     let cursor = exported.headers.get('feed-cursor');
     expect(cursor).toMatch(/^cur_/);
@@ -183,6 +183,10 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     // The copy: what the export held, then every object the feed named read again on the primary (gone: 404).
     const truth = await readEverything(onPrimary.base, token);
     const exportedKeys = new Set(lines.map((l) => `${String(l.object)}:${String(l.id)}`));
+    for (const line of lines) {
+      const messages = line.messages as { data?: Array<{ id: string }> } | Array<{ id: string }> | undefined;
+      for (const message of (Array.isArray(messages) ? messages : messages?.data) ?? []) exportedKeys.add(`${String(line.object)}_message:${message.id}`);
+    }
     const named = new Set(entries.map((e) => `${e.object}:${e.object_id}`));
     for (const key of Object.keys(truth)) {
       // Every live object is in the export or named by the feed since its cursor.
