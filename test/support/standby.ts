@@ -159,6 +159,9 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
     hot_standby: 'on',
     // The primary keeps rows a standby query still reads: no query of a test is cancelled by replay.
     hot_standby_feedback: 'on',
+  }).catch(async (error: unknown) => {
+    await dropSlot(primary.superUrl, slot); // else the primary keeps WAL for a standby that never came
+    throw error;
   });
   const lastResort = () => void server.kill('SIGINT');
   process.on('exit', lastResort);
