@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, chmod, chown, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { Account, clusterAccount, reachableClusterDir } from '../../src/database/embedded-cluster-account';
@@ -80,7 +80,9 @@ export async function startReplicatedPair(name: string): Promise<ReplicatedPair>
   const root = process.env.TEST_ROOT ?? (await mkdtemp(join(tmpdir(), 'conv-api-standby-')));
   const dir = join(root, `replicated-${name.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true, mode: 0o711 });
-  await chmod(dir, 0o711); // the clusters run as "postgres" when we are root and must reach their directories
+  // As root the clusters run as "postgres", which must reach their directories (mkdtemp makes 700):
+  // else both would be relocated to a shared home, outside what this pair removes.
+  for (const reached of [root, dir]) await chmod(reached, 0o711);
   let primary: EmbeddedDatabase | undefined;
   let standby: Standby | undefined;
   let stopped = false;
@@ -89,6 +91,10 @@ export async function startReplicatedPair(name: string): Promise<ReplicatedPair>
     stopped = true;
     await standby?.stop().catch(() => undefined);
     await primary?.stop().catch(() => undefined);
+    // A cluster relocated all the same (root, a private parent above TEST_ROOT) has a directory of its own in the home.
+    for (const cluster of [primary?.dataDir, standby?.dataDir]) {
+      if (cluster && !cluster.startsWith(`${dir}/`)) await rm(dirname(cluster), { recursive: true, force: true });
+    }
     await rm(dir, { recursive: true, force: true });
     if (!process.env.TEST_ROOT) await rm(root, { recursive: true, force: true });
   };
@@ -153,6 +159,9 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
     hot_standby: 'on',
     // The primary keeps rows a standby query still reads: no query of a test is cancelled by replay.
     hot_standby_feedback: 'on',
+  }).catch(async (error: unknown) => {
+    await dropSlot(primary.superUrl, slot); // else the primary keeps WAL for a standby that never came
+    throw error;
   });
   const lastResort = () => void server.kill('SIGINT');
   process.on('exit', lastResort);
