@@ -154,7 +154,7 @@ function environmentOf(c: Container, objects: K8sObject[]): Map<string, string |
  * - DATABASE_REPLICA_URLS, read by the code of #51 (read replicas); drop it from here once
  *   EnvironmentVariables declares it.
  */
-const NOT_READ_BY_THE_SERVICE = new Set(['NODE_OPTIONS', 'CNPG_API_PASSWORD', 'CNPG_OWNER_PASSWORD', 'DATABASE_REPLICA_URLS']);
+const NOT_READ_BY_THE_SERVICE = new Set(['NODE_OPTIONS', 'CNPG_API_PASSWORD', 'CNPG_OWNER_PASSWORD']);
 /** The helper variables whose Secret is the operator's basic-auth form: their key is `password`, not their name. */
 const PASSWORD_VARIABLES = new Set(['CNPG_API_PASSWORD', 'CNPG_OWNER_PASSWORD']);
 
