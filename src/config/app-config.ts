@@ -172,7 +172,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     }
   }
   if (!vars.DATABASE_URL) {
-    for (const dependent of ['MIGRATION_DATABASE_URL', 'AUDIT_DATABASE_URL', 'AUDIT_MIGRATION_DATABASE_URL', 'DATABASE_REPLICA_URLS'] as const) {
+    for (const dependent of [
+      'MIGRATION_DATABASE_URL',
+      'AUDIT_DATABASE_URL',
+      'AUDIT_MIGRATION_DATABASE_URL',
+      'DATABASE_REPLICA_URLS',
+    ] as const) {
       if (vars[dependent]) throw new ConfigError(`Invalid configuration: ${dependent} requires DATABASE_URL`);
     }
   }

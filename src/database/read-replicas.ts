@@ -26,7 +26,13 @@ export class Replica {
     /** Its connection URL (the API role's credentials: never logged; `name` is what is shown). */
     readonly url: string,
     sizes: { requests: number; exports: number },
-    options: { connectTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number; maxUses: number; lifetimeSeconds: number },
+    options: {
+      connectTimeoutMs: number;
+      statementTimeoutMs: number;
+      idleInTransactionTimeoutMs: number;
+      maxUses: number;
+      lifetimeSeconds: number;
+    },
     logger: Logger,
   ) {
     const pool = (max: number, application: string) => {
@@ -100,7 +106,13 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
       (url) => new Replica(serverName(url), url, { requests: db.poolSize, exports: config.exports.poolSize }, options, this.logger),
     );
     if (this.replicas.length) {
-      this.primary = new Pool({ connectionString: urls.api, max: 1, application_name: 'conversation-read-api-replica-check', connectionTimeoutMillis: db.connectTimeoutMs, statement_timeout: db.statementTimeoutMs });
+      this.primary = new Pool({
+        connectionString: urls.api,
+        max: 1,
+        application_name: 'conversation-read-api-replica-check',
+        connectionTimeoutMillis: db.connectTimeoutMs,
+        statement_timeout: db.statementTimeoutMs,
+      });
       survivePoolErrors(this.primary, this.logger, 'replica check');
     }
     this.replicas.forEach((replica, i) => {
@@ -171,10 +183,13 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
       );
       const [{ recovery, lsn }] = rows;
       if (!recovery || !lsn) {
-        reason = 'it is not a standby (promoted, or another server): its data may not be the primary\'s';
+        reason = "it is not a standby (promoted, or another server): its data may not be the primary's";
       } else {
         lag = this.timeline.lagSeconds(lsnOf(lsn), Date.now());
-        reason = lag !== null && lag <= this.maxLagSeconds ? '' : `it is ${lag?.toFixed(1) ?? 'an unknown number of'} seconds behind (more than REPLICA_MAX_LAG_SECONDS=${this.maxLagSeconds})`;
+        reason =
+          lag !== null && lag <= this.maxLagSeconds
+            ? ''
+            : `it is ${lag?.toFixed(1) ?? 'an unknown number of'} seconds behind (more than REPLICA_MAX_LAG_SECONDS=${this.maxLagSeconds})`;
       }
     } catch (error) {
       reason = `it did not answer (${(error as Error).message})`;

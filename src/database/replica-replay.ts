@@ -46,7 +46,11 @@ export class ReplicaReplay {
   private async replayed(url: string, target: bigint, deadline: number, waitSeconds: number): Promise<void> {
     const name = serverName(url);
     let seen = 'nothing (it did not answer)';
-    const client = new Client({ connectionString: url, application_name: 'conversation-read-api-admin', connectionTimeoutMillis: Math.max(1000, deadline - Date.now()) });
+    const client = new Client({
+      connectionString: url,
+      application_name: 'conversation-read-api-admin',
+      connectionTimeoutMillis: Math.max(1000, deadline - Date.now()),
+    });
     try {
       await client.connect();
       for (;;) {
