@@ -27,19 +27,44 @@ export class ReplicaReplay {
   async everywhere(): Promise<void> {
     const { urls, revocationWaitSeconds } = this.config.database.replicas;
     if (!urls.length) return;
-    const target = await this.primaryPosition();
-    const deadline = Date.now() + revocationWaitSeconds * 1000;
-    await Promise.all(urls.map((url) => this.replayed(url, target, deadline, revocationWaitSeconds)));
+    const primary = new Client({ connectionString: this.urls.owner, application_name: 'conversation-read-api-admin' });
+    await primary.connect();
+    try {
+      const { rows } = await primary.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      const target = lsnOf(rows[0].lsn);
+      const deadline = Date.now() + revocationWaitSeconds * 1000;
+      await Promise.all([
+        ...urls.map((url) => this.replayed(url, target, deadline, revocationWaitSeconds)),
+        this.streamingReplayed(primary, target, deadline, revocationWaitSeconds),
+      ]);
+    } finally {
+      await primary.end().catch(() => undefined);
+    }
   }
 
-  private async primaryPosition(): Promise<bigint> {
-    const client = new Client({ connectionString: this.urls.owner, application_name: 'conversation-read-api-admin' });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-      return lsnOf(rows[0].lsn);
-    } finally {
-      await client.end();
+  /**
+   * Every standby streaming from the primary, as the primary sees them (`pg_stat_replication`):
+   * one URL may stand for several standbys (a load-balanced read-only Service), and the standby a
+   * connection to it reaches is not the one the next request reaches. The replay positions there
+   * are shown only to a role with `pg_monitor` (else null): with it, every standby streaming from
+   * the primary is waited for (a delayed or disaster-recovery standby too); without it, the URLs'
+   * answers are all there is.
+   */
+  private async streamingReplayed(primary: Client, target: bigint, deadline: number, waitSeconds: number): Promise<void> {
+    for (;;) {
+      const { rows } = await primary.query<{ name: string; lsn: string }>(
+        `SELECT coalesce(nullif(application_name, ''), 'pid ' || pid) || coalesce(' (' || host(client_addr) || ')', '') AS name, replay_lsn::text AS lsn
+           FROM pg_stat_replication WHERE replay_lsn IS NOT NULL AND state = 'streaming'`,
+      );
+      const behind = rows.filter((r) => lsnOf(r.lsn) < target);
+      if (!behind.length) return;
+      if (Date.now() >= deadline) {
+        throw new AdminError(
+          'REPLICA_BEHIND',
+          `committed on the primary, but the standby ${behind[0].name} streaming from it has not replayed it after ${waitSeconds} s (it replayed up to ${behind[0].lsn}; the change is at ${formatLsn(target)}): tokens may still be accepted there until it does`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 

@@ -1,6 +1,7 @@
 import { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
+import { EMBEDDED_OWNER_ROLE } from '../../src/database/embedded-postgres';
 import { ReadReplicas } from '../../src/database/read-replicas';
 import { runCli, spawnCli } from '../support/cli';
 import { accessToken, Demo, differences, readEverything } from '../support/full-read';
@@ -125,6 +126,41 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
       await pair.standby.resumeReplay();
     }
     expect((await meetings()).status).toBe(401);
+  }, 120_000);
+
+  it('revocation behind one URL for several standbys (a read-only Service): with pg_monitor, the command waits for every standby streaming from the primary, not only the one its connection reached', async () => {
+    const created = await runCli(
+      cliEnv(),
+      'client:create',
+      '--company',
+      demo.company_id,
+      '--name',
+      'behind a service',
+      '--scopes',
+      'meetings.read',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const client = JSON.parse(created.stdout.trim()) as { client_id: string };
+    const superuser = new Client({ connectionString: pair.primary.superUrl });
+    await superuser.connect();
+    await superuser.query(`GRANT pg_monitor TO ${EMBEDDED_OWNER_ROLE}`);
+    // The URL reaches a server that is no standby (as a Service may reach one that caught up): only pg_stat_replication sees the paused one.
+    const env = cliEnv({ DATABASE_REPLICA_URLS: pair.primary.apiUrl, REPLICA_REVOCATION_WAIT_SECONDS: '2' });
+    await pair.standby.pauseReplay();
+    try {
+      const refused = await runCli(env, 'client:disable', '--client', client.client_id, '--json');
+      expect(refused.code).toBe(1);
+      const error = (JSON.parse(refused.stdout.trim()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('REPLICA_BEHIND');
+      expect(error.message).toContain('streaming from it');
+    } finally {
+      await pair.standby.resumeReplay();
+    }
+    const again = await runCli(env, 'client:disable', '--client', client.client_id, '--json');
+    expect(again.code).toBe(0);
+    await superuser.query(`REVOKE pg_monitor FROM ${EMBEDDED_OWNER_ROLE}`);
+    await superuser.end();
   }, 120_000);
 
   it('lag: a standby behind by more than REPLICA_MAX_LAG_SECONDS is not read from (a new record is served, by the primary); caught up, it serves again', async () => {
