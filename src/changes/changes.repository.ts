@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { iso, limitClause } from '../database/sql';
+import { ReadReplicas } from '../database/read-replicas';
 import { TenantTransaction } from '../database/tenant-transaction';
 import { ChangeAction, ChangedPart, ChangeObject, CHANGE_OBJECTS } from './change.vocabulary';
 
@@ -27,6 +28,14 @@ export function comparePositions(a: FeedPosition, b: FeedPosition): number {
  * one below the horizon, is final: its transaction has ended, none can still come before it.
  */
 export const FEED_HORIZON = 'SELECT app_live_change_epoch() AS live, pg_snapshot_xmin(pg_current_snapshot()) AS horizon';
+
+/**
+ * FEED_HORIZON, but never past the position ($6 epoch, $7 xid) a page is capped at (with
+ * standbys: ReadReplicas.settledHorizon).
+ */
+const CAPPED_HORIZON = `SELECT CASE WHEN (x.live, x.horizon) <= ($6::integer, $7::xid8) THEN x.live ELSE $6::integer END AS live,
+    CASE WHEN (x.live, x.horizon) <= ($6::integer, $7::xid8) THEN x.horizon ELSE $7::xid8 END AS horizon
+  FROM (${FEED_HORIZON}) x`;
 
 /**
  * The feed's one condition: entries of `c` after the position `after` (three SQL expressions:
@@ -95,8 +104,8 @@ const ENTRY = `c.public_id, c.object, c.object_id, c.parent_id, c.action, c.chan
  * position to the horizon (at most `take` entries each), merged in feed order. The work is
  * bounded by the page, whatever the mix of types in the log and the state of its statistics.
  */
-export const pageStatement = (take: number) => `SELECT h.live::text AS live, h.horizon::text AS horizon, p.*
-  FROM (${FEED_HORIZON}) h
+export const pageStatement = (take: number, capped = false) => `SELECT h.live::text AS live, h.horizon::text AS horizon, p.*
+  FROM (${capped ? CAPPED_HORIZON : FEED_HORIZON}) h
   LEFT JOIN LATERAL (
     SELECT * FROM (
       ${CHANGE_OBJECTS.map(
@@ -113,10 +122,20 @@ export const pageStatement = (take: number) => `SELECT h.live::text AS live, h.h
  */
 @Injectable()
 export class ChangesRepository {
-  constructor(private readonly tenant: TenantTransaction) {}
+  constructor(
+    private readonly tenant: TenantTransaction,
+    private readonly replicas: ReadReplicas,
+  ) {
+    replicas.followFeedHorizon(FEED_HORIZON);
+  }
 
+  /** A page; with standbys, never past the position that every standby read from has replayed (ReadReplicas.settledHorizon). */
   async page(companyId: string, types: readonly ChangeObject[], after: FeedPosition, take: number): Promise<FeedRead> {
-    const rows = await this.tenant.query<ChangeRow & { live: string; horizon: string }>(pageStatement(take), [companyId, ...after, types]);
+    const cap = this.replicas.settledHorizon();
+    const rows = await this.tenant.query<ChangeRow & { live: string; horizon: string }>(
+      pageStatement(take, cap !== undefined),
+      cap ? [companyId, ...after, types, cap[0], cap[1]] : [companyId, ...after, types],
+    );
     const horizon: FeedPosition = [rows[0].live, rows[0].horizon, '0'];
     return { horizon, rows: rows.filter((r) => r.public_id !== null).slice(0, take) };
   }

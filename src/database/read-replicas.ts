@@ -6,6 +6,9 @@ import { Metrics } from '../metrics/metrics';
 import { survivePoolErrors } from './pool-errors';
 import { lsnOf, serverName, WalTimeline } from './wal-positions';
 
+/** A position in the change feed: epoch, transaction id, sequence number (changes.repository.ts). */
+type FeedPosition = [epoch: string, xid: string, seq: string];
+
 /** One hot standby the API reads from: its pools, and what the last check found. */
 export class Replica {
   /** Connections for the requests' read-only tenant transactions (as many as the request pool). */
@@ -79,6 +82,12 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private next = 0;
+  /** The statement of the feed's horizon (`live`, `horizon`), given by the feed's reads (`followFeedHorizon`). */
+  private feedHorizon: string | undefined;
+  /** The primary's feed horizon at each check, oldest first (see `settledHorizon`). */
+  private readonly horizons: Array<{ at: number; position: FeedPosition }> = [];
+  /** How long an entry waits, once final on the primary, before the feed serves it (see `settledHorizon`). */
+  readonly settleMs: number;
   private checking: Promise<void> | undefined;
 
   constructor(
@@ -95,6 +104,7 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     this.intervalMs = checkIntervalMs;
     // Readings kept: long enough to measure any lag that matters, several times the bound.
     this.timeline = new WalTimeline(Math.max(60_000, 4 * maxLagSeconds * 1000));
+    this.settleMs = maxLagSeconds * 1000 + 2 * checkIntervalMs + 1000;
     const options = {
       connectTimeoutMs: db.connectTimeoutMs,
       statementTimeoutMs: db.statementTimeoutMs,
@@ -164,8 +174,15 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
 
   private async checkAll(): Promise<void> {
     try {
-      const { rows } = await this.primary!.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-      this.timeline.record(lsnOf(rows[0].lsn), Date.now());
+      const horizon = this.feedHorizon ? `, h.live::text AS live, h.horizon::text AS horizon FROM (${this.feedHorizon}) h` : '';
+      const { rows } = await this.primary!.query<{ lsn: string; live?: string; horizon?: string }>(
+        `SELECT pg_current_wal_lsn()::text AS lsn${horizon}`,
+      );
+      const at = Date.now();
+      this.timeline.record(lsnOf(rows[0].lsn), at);
+      if (rows[0].live !== undefined) this.horizons.push({ at, position: [rows[0].live, rows[0].horizon!, '0'] });
+      // The newest reading old enough to be settled is all that is needed of the older ones.
+      while (this.horizons.length > 1 && this.horizons[1].at <= at - this.settleMs) this.horizons.shift();
     } catch (error) {
       // The primary's position unknown: the standbys' lag cannot be judged, so they keep their last state.
       this.logger.warn({ err: (error as Error).message }, 'replica check: the primary did not answer');
@@ -202,6 +219,29 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     }
     replica.usable = usable;
     replica.reason = reason;
+  }
+
+  /**
+   * With standbys, the highest position the feed may serve now (undefined: no standby, no bound).
+   * A client reads an entry on one instance and the object it names on another, whose standby
+   * may be behind the first: it would store an older version (or take a 404 for a delete) and
+   * never be told again. So an entry is served only once it was final on the primary at least
+   * `settleMs` ago (REPLICA_MAX_LAG_SECONDS, two checks and a second): every standby any instance
+   * still reads from has replayed it by then, since one further behind is no longer read from.
+   * The bound is the primary's horizon as a check read it that long ago; before the first such
+   * reading nothing new is served (an empty page, the cursor kept).
+   */
+  /** Reads the primary's feed horizon (`sql`: one row of `live`, `horizon`) at every check, for `settledHorizon`. */
+  followFeedHorizon(sql: string): void {
+    this.feedHorizon = sql;
+  }
+
+  settledHorizon(): FeedPosition | undefined {
+    if (!this.replicas.length) return undefined;
+    const cutoff = Date.now() - this.settleMs;
+    let settled: FeedPosition = ['0', '0', '0'];
+    for (const reading of this.horizons) if (reading.at <= cutoff) settled = reading.position;
+    return settled;
   }
 
   /** A connection of a usable standby's request pool, or undefined (the primary serves). */

@@ -1,11 +1,15 @@
 import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { EMBEDDED_OWNER_ROLE } from '../../src/database/embedded-postgres';
 import { ReadReplicas } from '../../src/database/read-replicas';
 import { runCli, spawnCli } from '../support/cli';
 import { accessToken, Demo, differences, readEverything } from '../support/full-read';
-import { ReplicatedPair, startReplicatedPair } from '../support/standby';
+import { makeStandby, ReplicatedPair, startReplicatedPair } from '../support/standby';
 import { Copy } from '../support/sync-journal';
 import { createTestApp, eventually } from '../support/test-app';
 
@@ -30,10 +34,15 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
   });
 
   /** The service on the pair's primary (`replica`: reading from the standby), listening; its base URL. */
-  async function served(replica: boolean, env: NodeJS.ProcessEnv = {}, urls = { api: pair.primary.apiUrl, owner: pair.primary.ownerUrl }) {
+  async function served(
+    replica: boolean | string,
+    env: NodeJS.ProcessEnv = {},
+    urls = { api: pair.primary.apiUrl, owner: pair.primary.ownerUrl },
+  ) {
+    const replicaUrl = replica === true ? pair.standby.apiUrl : replica;
     const app = await createTestApp({
       urls,
-      env: { ...(replica ? { DATABASE_REPLICA_URLS: pair.standby.apiUrl, REPLICA_CHECK_INTERVAL_MS: '100' } : {}), ...env },
+      env: { ...(replicaUrl ? { DATABASE_REPLICA_URLS: replicaUrl, REPLICA_CHECK_INTERVAL_MS: '100' } : {}), ...env },
     });
     apps.push(app);
     await app.listen(0, '127.0.0.1');
@@ -260,6 +269,49 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     const gone = [...exportedKeys].filter((key) => !(key in truth) && !deleted.has(key));
     expect(gone).toEqual([]);
   }, 240_000);
+
+  it('two standbys, one behind: the feed read on one instance names an object only once the instance reading the other standby serves it (never a 404 for a live object, never an older version)', async () => {
+    const second = await makeStandby(pair.primary, join(process.env.TEST_ROOT!, `replicas-second-${process.pid}`));
+    const owner = await new DataSource(
+      dataSourceOptions(pair.primary.ownerUrl, { poolSize: 2, applicationName: 'tests-owner' }),
+    ).initialize();
+    try {
+      const env = { REPLICA_MAX_LAG_SECONDS: '2' };
+      const feedSide = await served(true, env);
+      const objectSide = await served(second.apiUrl, env);
+      for (const side of [feedSide, objectSide]) await eventually(async () => side.app.get(ReadReplicas).replicas[0].usable, DEADLINE_MS);
+      const token = await accessToken(feedSide.base, demo.client_id, demo.client_secret);
+      const headers = { Authorization: `Bearer ${token}` };
+      const now = await fetch(`${feedSide.base}/v1/changes?start=now&types=meeting`, { headers });
+      let cursor = ((await now.json()) as { pagination: { next_cursor: string } }).pagination.next_cursor;
+
+      await second.pauseReplay();
+      const [{ id: companyId }] = await owner.query<Array<{ id: string }>>('SELECT id::text AS id FROM companies WHERE public_id = $1', [
+        demo.company_id,
+      ]);
+      const people = new RecordingsFactory(owner, companyId);
+      const meeting = await people.recording('meeting', { owner: await people.user() });
+      await pair.standby.caughtUp();
+      const committed = Date.now();
+      let named = false;
+      await eventually(async () => {
+        const res = await fetch(`${feedSide.base}/v1/changes?types=meeting&cursor=${cursor}`, { headers });
+        const body = (await res.json()) as { data: Array<{ object_id: string }>; pagination: { next_cursor: string } };
+        cursor = body.pagination.next_cursor;
+        named = body.data.some((e) => e.object_id === meeting.publicId);
+        return named;
+      }, DEADLINE_MS);
+      const waited = Date.now() - committed;
+      // The client fetches what the entry names, through another instance: its standby has not replayed the meeting.
+      const detail = await fetch(`${objectSide.base}/v1/meetings/${meeting.publicId}`, { headers });
+      expect(detail.status).toBe(200);
+      expect(waited).toBeGreaterThanOrEqual(2000); // held for REPLICA_MAX_LAG_SECONDS at least
+    } finally {
+      await second.resumeReplay().catch(() => undefined);
+      await owner.destroy();
+      await second.stop();
+    }
+  }, 120_000);
 
   it('failover: the standby promoted, the service pointed at it, a cursor handed out by the old primary sees every change made after', async () => {
     const onPrimary = await served(false);
