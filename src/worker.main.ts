@@ -31,7 +31,7 @@ export class WorkerAppModule {
         LoggingModule,
         MetricsModule.forRoot(),
         ClsModule.forRoot({ global: true }),
-        DatabaseModule.forApi({ replicas: false }),
+        DatabaseModule.forApi(),
         CursorsModule,
         WorkerModule,
       ],

@@ -18,9 +18,14 @@ import { TenantTransaction } from './tenant-transaction';
 @Global()
 @Module({})
 export class DatabaseModule {
-  /** The API's side; `replicas`: the `/v1` reads may run on the hot standbys of DATABASE_REPLICA_URLS (the worker's never do). */
-  static forApi(options: { replicas: boolean } = { replicas: true }): DynamicModule {
-    return DatabaseModule.build('api', options.replicas);
+  /**
+   * The API role's side: the API and the worker. Both know the hot standbys of
+   * DATABASE_REPLICA_URLS: the API's `/v1` reads run there, and both serve the feed (the route,
+   * the webhooks) only as far as every standby read from has replayed (ReadReplicas.settledHorizon).
+   * The worker itself reads on the primary only.
+   */
+  static forApi(): DynamicModule {
+    return DatabaseModule.build('api', true);
   }
 
   static forOwner(): DynamicModule {

@@ -11,6 +11,8 @@ import { runCli, spawnCli } from '../support/cli';
 import { accessToken, Demo, differences, readEverything } from '../support/full-read';
 import { makeStandby, ReplicatedPair, startReplicatedPair } from '../support/standby';
 import { Copy } from '../support/sync-journal';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { CLI_ENV, WORKER_ENV } from '../support/webhooks-in-process';
 import { createTestApp, eventually } from '../support/test-app';
 
 /** A wait on replication or a lag check, sized for a machine twice as slow as ours at its busiest. */
@@ -310,6 +312,41 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
       await second.resumeReplay().catch(() => undefined);
       await owner.destroy();
       await second.stop();
+    }
+  }, 120_000);
+
+  it('webhooks: the worker knows the standbys and sends an event only once every standby read from may serve its object (REPLICA_MAX_LAG_SECONDS after it was final, at least)', async () => {
+    const receiver = await WebhookReceiver.start();
+    const owner = await new DataSource(
+      dataSourceOptions(pair.primary.ownerUrl, { poolSize: 2, applicationName: 'tests-owner' }),
+    ).initialize();
+    try {
+      const { app } = await served(true, { ...WORKER_ENV, REPLICA_MAX_LAG_SECONDS: '2' });
+      await eventually(async () => app.get(ReadReplicas).replicas[0].usable, DEADLINE_MS);
+      const added = await runCli(
+        cliEnv(CLI_ENV),
+        'webhooks:add',
+        '--company',
+        demo.company_id,
+        '--url',
+        receiver.url,
+        '--types',
+        'meeting',
+        '--json',
+      );
+      expect(added.code).toBe(0);
+      const [{ id: companyId }] = await owner.query<Array<{ id: string }>>('SELECT id::text AS id FROM companies WHERE public_id = $1', [
+        demo.company_id,
+      ]);
+      const people = new RecordingsFactory(owner, companyId);
+      const meeting = await people.recording('meeting', { owner: await people.user() });
+      const committed = Date.now();
+      await eventually(async () => receiver.received.some((r) => r.event.data.object_id === meeting.publicId), DEADLINE_MS);
+      const sent = receiver.received.find((r) => r.event.data.object_id === meeting.publicId)!;
+      expect(sent.at - committed).toBeGreaterThanOrEqual(2000);
+    } finally {
+      await receiver.close();
+      await owner.destroy();
     }
   }, 120_000);
 

@@ -369,9 +369,15 @@ withKubectl('Kubernetes manifests: the cloudnative-pg overlay (read replicas, #5
     expect(() => loadConfig({ DATABASE_URL: primary.href, NODE_ENV: 'test' })).not.toThrow();
   });
 
-  it.each(['conversation-read-api-worker', 'conversation-read-api-migrate'])('%s: the primary only, the owner for migrations', (name) => {
+  it.each([
+    ['conversation-read-api-worker', true],
+    ['conversation-read-api-migrate', false],
+  ])('%s: the primary only, the owner for migrations (the standbys known: %s)', (name, knowsStandbys) => {
     const env = environmentOf(podOf(name), objects);
-    expect(env.has('DATABASE_REPLICA_URLS')).toBe(false);
+    // The worker times its events by the standbys the API reads from (the same -ro URL); it reads on the primary.
+    expect(env.get('DATABASE_REPLICA_URLS')).toBe(
+      knowsStandbys ? environmentOf(podOf('conversation-read-api'), objects).get('DATABASE_REPLICA_URLS') : undefined,
+    );
     const api = new URL(env.get('DATABASE_URL')!);
     const owner = new URL(env.get('MIGRATION_DATABASE_URL')!);
     expect([api.hostname, owner.hostname]).toEqual([`${cluster.metadata.name}-rw`, `${cluster.metadata.name}-rw`]);
