@@ -85,6 +85,63 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     const copy = await readEverything(onStandby.base, await accessToken(onStandby.base, demo.client_id, demo.client_secret));
     expect(Object.keys(truth).length).toBeGreaterThan(20);
     expect(differences(copy, truth)).toEqual([]);
+    // The bulk shapes and the other routes, answer for answer (the same token on both: one signing key).
+    const headers = { Authorization: `Bearer ${await accessToken(onPrimary.base, demo.client_id, demo.client_secret)}` };
+    const meetings = Object.values(truth)
+      .filter((o) => o.object === 'meeting')
+      .map((o) => o.id);
+    const paths = [
+      '/v1/context',
+      '/v1/meetings?limit=100&include=evaluation,answers,transcript',
+      '/v1/calls?limit=100&include=transcript',
+      '/v1/emails?limit=100&include=messages',
+      '/v1/chat?limit=100&include=messages',
+      `/v1/meetings?ids=${meetings.slice(0, 3).join(',')}&include=answers`,
+      `/v1/meetings/${meetings[0]}/transcript/captions`,
+    ];
+    for (const path of paths) {
+      const [a, b] = await Promise.all([onPrimary.base, onStandby.base].map((base) => fetch(`${base}${path}`, { headers })));
+      // Each instance's own: the request id, and its rate-limit counters (in process).
+      const answer = async (res: Response) => {
+        const text = await res.text();
+        if (!res.headers.get('content-type')?.includes('json')) return text;
+        const { request_id: _id, ...body } = JSON.parse(text) as { request_id?: string; data?: { rate_limits?: unknown } };
+        if (body.data?.rate_limits) delete body.data.rate_limits;
+        return body;
+      };
+      expect([path, b.status, await answer(b)]).toEqual([path, a.status, await answer(a)]);
+      expect([path, a.status]).toEqual([path, 200]);
+    }
+    // The export's records (its trailer names each snapshot's own cursor).
+    const [primaryExport, standbyExport] = await Promise.all(
+      [onPrimary.base, onStandby.base].map(async (base) =>
+        (await (await fetch(`${base}/v1/export?include=messages`, { headers })).text()).trim().split('\n'),
+      ),
+    );
+    expect(standbyExport.slice(0, -1)).toEqual(primaryExport.slice(0, -1));
+    expect(JSON.parse(standbyExport.at(-1)!)).toMatchObject({ object: 'export', records: JSON.parse(primaryExport.at(-1)!).records });
+    // The access log, where the trail is the main database's: on the standby too, once it replayed the rows.
+    const auditor = await runCli(
+      cliEnv(),
+      'client:create',
+      '--company',
+      demo.company_id,
+      '--name',
+      'auditor',
+      '--scopes',
+      'audit.read',
+      '--json',
+    );
+    const { client_id: auditorId, client_secret: auditorSecret } = JSON.parse(auditor.stdout.trim()) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const auditHeaders = { Authorization: `Bearer ${await accessToken(onPrimary.base, auditorId, auditorSecret)}` };
+    const seen = (await fetch(`${onPrimary.base}/v1/context`, { headers })).headers.get('x-request-id');
+    await pair.standby.caughtUp();
+    const audit = await fetch(`${onStandby.base}/v1/audit-events?limit=100`, { headers: auditHeaders });
+    expect(audit.status).toBe(200);
+    expect(((await audit.json()) as { data: Array<{ request_id: string }> }).data.map((e) => e.request_id)).toContain(seen);
     expect(await readsOnStandby()).toBeGreaterThan(0);
   }, 120_000);
 
