@@ -50,7 +50,7 @@ export async function initialise(
   }
 }
 
-/** Starts the postmaster and resolves once it accepts connections. */
+/** Starts the postmaster and resolves once it accepts connections (read-only ones: a hot standby's). */
 export function startServer(
   buildDir: string,
   clusterDir: string,
@@ -74,7 +74,7 @@ export function startServer(
       for (const line of text.split('\n')) if (line.trim()) log(line.trim());
       if (ready) return;
       output += text;
-      if (output.includes('database system is ready to accept connections')) {
+      if (/database system is ready to accept (read-only )?connections/.test(output)) {
         ready = true;
         resolve(server);
       }

@@ -65,6 +65,29 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     }
   };
 
+  /** A client of the demo company made by the CLI (on the primary), reading meetings. */
+  const newClient = async (name: string) => {
+    const created = await runCli(
+      cliEnv(),
+      'client:create',
+      '--company',
+      demo.company_id,
+      '--name',
+      name,
+      '--scopes',
+      'meetings.read',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    return JSON.parse(created.stdout.trim()) as { client_id: string; client_secret: string };
+  };
+
+  /** The error a failed CLI command printed with --json. */
+  const failureOf = (run: { code: number; stdout: string }) => {
+    expect(run.code).toBe(1);
+    return (JSON.parse(run.stdout.trim()) as { error: { code: string; message: string } }).error;
+  };
+
   beforeAll(async () => {
     pair = await startReplicatedPair('replicas');
     const seeded = await runCli(cliEnv(), 'seed:demo', '--json');
@@ -147,19 +170,7 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
 
   it('revocation: with the standby not replaying, client:revoke fails loudly naming it; once it replays, the command returns and the very next request through the standby is refused', async () => {
     const { base } = await served(true, { REPLICA_MAX_LAG_SECONDS: '3600' });
-    const created = await runCli(
-      cliEnv(),
-      'client:create',
-      '--company',
-      demo.company_id,
-      '--name',
-      'to revoke',
-      '--scopes',
-      'meetings.read',
-      '--json',
-    );
-    expect(created.code).toBe(0);
-    const client = JSON.parse(created.stdout.trim()) as { client_id: string; client_secret: string };
+    const client = await newClient('to revoke');
     await pair.standby.caughtUp();
     const token = await accessToken(base, client.client_id, client.client_secret);
     const meetings = () => fetch(`${base}/v1/meetings?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
@@ -174,8 +185,7 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
         client.client_id,
         '--json',
       );
-      expect(refused.code).toBe(1);
-      const error = (JSON.parse(refused.stdout.trim()) as { error: { code: string; message: string } }).error;
+      const error = failureOf(refused);
       expect(error.code).toBe('REPLICA_BEHIND');
       expect(error.message).toContain(`127.0.0.1:${pair.standby.port}/`);
       // What it warns of: the standby, not replaying, still accepts the token.
@@ -197,19 +207,7 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
   }, 120_000);
 
   it('revocation behind one URL for several standbys (a read-only Service): with pg_monitor, the command waits for every standby streaming from the primary, not only the one its connection reached', async () => {
-    const created = await runCli(
-      cliEnv(),
-      'client:create',
-      '--company',
-      demo.company_id,
-      '--name',
-      'behind a service',
-      '--scopes',
-      'meetings.read',
-      '--json',
-    );
-    expect(created.code).toBe(0);
-    const client = JSON.parse(created.stdout.trim()) as { client_id: string };
+    const client = await newClient('behind a service');
     const superuser = new Client({ connectionString: pair.primary.superUrl });
     await superuser.connect();
     await superuser.query(`GRANT pg_monitor TO ${EMBEDDED_OWNER_ROLE}`);
@@ -218,8 +216,7 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     await pair.standby.pauseReplay();
     try {
       const refused = await runCli(env, 'client:disable', '--client', client.client_id, '--json');
-      expect(refused.code).toBe(1);
-      const error = (JSON.parse(refused.stdout.trim()) as { error: { code: string; message: string } }).error;
+      const error = failureOf(refused);
       expect(error.code).toBe('REPLICA_BEHIND');
       expect(error.message).toContain('streaming from it');
     } finally {

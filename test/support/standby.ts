@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, chmod, chown, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { Client } from 'pg';
 import { DatabaseUrls } from '../../src/config/database-urls';
 import { Account, clusterAccount, reachableClusterDir } from '../../src/database/embedded-cluster-account';
 import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { startServer, stopServer } from '../../src/database/embedded-cluster-process';
 import { migrate } from '../../src/database/migrate';
 
 /*
@@ -154,7 +154,7 @@ export async function makeStandby(primary: EmbeddedDatabase, dir: string): Promi
   await writeOwned(join(dataDir, 'postgresql.auto.conf'), recovery, account, true);
   await writeOwned(join(dataDir, 'standby.signal'), '', account);
 
-  const server = await startStandbyServer(primary.buildDir, dataDir, port, account, {
+  const server = await startServer(primary.buildDir, dataDir, port, account, () => undefined, {
     ...settings,
     hot_standby: 'on',
     // The primary keeps rows a standby query still reads: no query of a test is cancelled by replay.
@@ -420,50 +420,4 @@ async function dropSlot(superUrl: string, slot: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }).catch(() => undefined);
-}
-
-/**
- * Starts the standby's postmaster as embedded-postgres starts a cluster's (the account, the
- * listen address, no socket directory), resolving once it accepts read-only connections: a hot
- * standby's "ready" line is not the primary's.
- */
-function startStandbyServer(
-  buildDir: string,
-  dataDir: string,
-  port: number,
-  account: Account,
-  settings: Record<string, string>,
-): Promise<ChildProcess> {
-  const extra = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
-  return new Promise((resolve, reject) => {
-    const server = spawn(
-      join(buildDir, 'bin', 'postgres'),
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra],
-      { ...account, env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let output = '';
-    let ready = false;
-    // The server logs to stderr for as long as it runs: read it always, or it blocks on a full pipe.
-    server.stderr.on('data', (chunk: Buffer) => {
-      if (ready) return;
-      output += chunk.toString();
-      if (/database system is ready to accept (read-only )?connections/.test(output)) {
-        ready = true;
-        resolve(server);
-      }
-    });
-    server.on('error', reject);
-    server.on('exit', (code) => {
-      if (!ready) reject(new Error(`the standby exited with ${code} before accepting connections: ${output.trim()}`));
-    });
-  });
-}
-
-/** Fast shutdown (SIGINT), waited for. */
-function stopServer(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.once('exit', () => resolve());
-    server.kill('SIGINT');
-  });
 }
