@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
+import { AdminError } from '../common/errors/admin-error';
 import { ReplicaReplay } from '../database/replica-replay';
 import { CLI_OUTPUT, CliOutput } from './cli-output';
 
@@ -31,4 +32,18 @@ export abstract class AdminCommand<O extends CommonOptions = CommonOptions> exte
   }
 
   protected abstract execute(params: string[], options: O): Promise<void>;
+
+  /**
+   * For the commands that give access: waits for the standbys as a revocation does, so the new
+   * credentials are accepted on every instance once the command returns; a standby still behind
+   * is a warning on stderr (the change holds; that standby refuses it until it replays), not a failure.
+   */
+  protected async replayedOrWarn(): Promise<void> {
+    try {
+      await this.replicas.everywhere('it refuses the new access until it does');
+    } catch (error) {
+      if (!(error instanceof AdminError) || error.code !== 'REPLICA_BEHIND') throw error;
+      process.stderr.write(`warning: ${error.message}\n`);
+    }
+  }
 }

@@ -73,6 +73,7 @@ export class ClientCreateCommand extends AdminCommand<ClientCreateOptions> {
       scopes: required(options.scopes, 'scopes'),
       cidrs: options.cidrs,
     });
+    await this.replayedOrWarn();
     this.output.result(
       created,
       [
@@ -110,6 +111,7 @@ export class ClientListCommand extends AdminCommand<CompanyOptions> {
 export class ClientRotateSecretCommand extends ClientCommand {
   protected async execute(_params: string[], options: ClientOptions): Promise<void> {
     const rotated = await this.clients.rotateSecret(required(options.client, 'client'));
+    await this.replayedOrWarn();
     this.output.result(
       rotated,
       [
@@ -147,7 +149,7 @@ abstract class ClientStatusCommand extends ClientCommand {
 
   protected async execute(_params: string[], options: ClientOptions): Promise<void> {
     const result = await this.clients.setStatus(required(options.client, 'client'), this.status);
-    if (this.status !== 'active') await this.replicas.everywhere();
+    await (this.status === 'active' ? this.replayedOrWarn() : this.replicas.everywhere());
     this.output.result(result, `${result.client_id}: ${result.status}`);
   }
 }

@@ -75,7 +75,7 @@ export class CompanyFeatureCommand extends AdminCommand<CompanyFeatureOptions> {
     if (Boolean(options.enable) === Boolean(options.disable))
       throw new AdminError('INVALID_ARGUMENTS', 'give exactly one of --enable or --disable');
     const result = await this.companies.setFeature(company, feature, Boolean(options.enable));
-    if (options.disable) await this.replicas.everywhere();
+    await (options.disable ? this.replicas.everywhere() : this.replayedOrWarn());
     this.output.result(result, `${result.id}: ${feature} ${options.enable ? 'enabled' : 'disabled'}`);
   }
 }

@@ -32,7 +32,10 @@ function allowedOn(table: string): readonly string[] {
   return APPEND_ONLY_TABLES.includes(table) ? ['INSERT'] : ['SELECT'];
 }
 
-export async function readRolePosture(dataSource: DataSource): Promise<RolePosture> {
+/** What reads the posture: a data source, or anything with its `query` (a standby's pool, read-replicas.ts). */
+type Queryable = Pick<DataSource, 'query'>;
+
+export async function readRolePosture(dataSource: Queryable): Promise<RolePosture> {
   const [row] = await dataSource.query(`
     SELECT r.rolname AS role, r.rolsuper AS superuser, r.rolbypassrls AS bypass_rls, r.rolcreaterole AS create_role, r.rolcreatedb AS create_db,
       EXISTS (
@@ -105,24 +108,28 @@ export class DatabaseRoleCheck implements OnApplicationBootstrap {
     // The server's settings first (the API and the worker both run this check): see preparedTransactionsRefusal.
     const prepared = preparedTransactionsRefusal(await readMaxPreparedTransactions(this.dataSource));
     if (prepared) throw new DatabaseRoleError(prepared);
-    const posture = await readRolePosture(this.dataSource);
-    const bypass = [
-      posture.superuser && 'is a superuser',
-      posture.bypassRls && 'has BYPASSRLS',
-      posture.ownsTenantTables && 'owns the tenant tables (use a separate API role, see MIGRATION_DATABASE_URL)',
-    ].filter(Boolean);
-    if (bypass.length) {
-      throw new DatabaseRoleError(
-        `DATABASE ROLE "${posture.role}" CAN BYPASS ROW-LEVEL SECURITY: it ${bypass.join(', ')}. Refusing to start: tenant isolation would rest on application filters alone.`,
-      );
-    }
-    if (posture.excess.length) {
-      throw new DatabaseRoleError(
-        `DATABASE ROLE "${posture.role}" HOLDS MORE THAN THE API NEEDS: ${posture.excess.join(', ')}. Refusing to start. ` +
-          'Run `npm run migration:run` as the schema owner (it grants exactly SELECT on data tables and INSERT on audit_events, and revokes TEMPORARY), or revoke these by hand.',
-      );
-    }
+    const refusal = rolePostureRefusal(await readRolePosture(this.dataSource));
+    if (refusal) throw new DatabaseRoleError(refusal);
   }
+}
+
+/** Why the service must not read as a role of this posture (null: it may), with what to do about it. */
+export function rolePostureRefusal(posture: RolePosture): string | null {
+  const bypass = [
+    posture.superuser && 'is a superuser',
+    posture.bypassRls && 'has BYPASSRLS',
+    posture.ownsTenantTables && 'owns the tenant tables (use a separate API role, see MIGRATION_DATABASE_URL)',
+  ].filter(Boolean);
+  if (bypass.length) {
+    return `DATABASE ROLE "${posture.role}" CAN BYPASS ROW-LEVEL SECURITY: it ${bypass.join(', ')}. Refusing to start: tenant isolation would rest on application filters alone.`;
+  }
+  if (posture.excess.length) {
+    return (
+      `DATABASE ROLE "${posture.role}" HOLDS MORE THAN THE API NEEDS: ${posture.excess.join(', ')}. Refusing to start. ` +
+      'Run `npm run migration:run` as the schema owner (it grants exactly SELECT on data tables and INSERT on audit_events, and revokes TEMPORARY), or revoke these by hand.'
+    );
+  }
+  return null;
 }
 
 /** The API's database role may do more than it should, or the server allows what the service cannot handle: the service does not start. */

@@ -46,6 +46,7 @@ export class ExportPool implements OnApplicationShutdown {
   ) {
     const db = config.database;
     this.size = config.exports.poolSize;
+    this.idleMs = (config.exports.exportIdleSeconds + 30) * 1000;
     this.pool = new Pool({
       connectionString: urls.api,
       max: this.size,
@@ -62,6 +63,8 @@ export class ExportPool implements OnApplicationShutdown {
   }
 
   readonly size: number;
+  /** How long an export's transactions may idle: the snapshot's, and the lock's beside it on the primary. */
+  readonly idleMs: number;
 
   /** Exports holding a connection now (or connecting). */
   get inUse(): number {
@@ -92,26 +95,39 @@ export class ExportPool implements OnApplicationShutdown {
       client,
       replica: replica?.name,
       tryLock: async (key) => {
-        const text = replica
-          ? 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken'
-          : 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken';
-        if (replica) locks ??= await this.pool.connect();
-        const { rows } = await (locks ?? client).query<{ taken: boolean }>(text, [key]);
+        if (!replica) {
+          const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken', [
+            key,
+          ]);
+          return rows[0].taken;
+        }
+        // On the primary, in a transaction of its own that writes nothing (so it holds no
+        // snapshot back) and ends, freeing the lock, when the lease does, or when this process is
+        // gone and the transaction has idled as long as the export's may.
+        if (!locks) {
+          locks = await this.pool.connect();
+          await locks.query(`BEGIN; SELECT set_config('idle_in_transaction_session_timeout', '${this.idleMs}', true)`);
+        }
+        const { rows } = await locks.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken', [key]);
         return rows[0].taken;
       },
       release: (broken) => {
         if (released) return;
         released = true;
-        this.leased--;
         client.release(broken || undefined);
-        if (locks) {
-          const held = locks;
-          // The session's locks end with it: given back only once they are, closed otherwise.
-          held.query('SELECT pg_advisory_unlock_all()').then(
+        if (!locks) {
+          this.leased--;
+          return;
+        }
+        const held = locks;
+        // The lease is over once its locks are: the connection comes back after the COMMIT (closed if that failed).
+        held
+          .query('COMMIT')
+          .then(
             () => held.release(),
             () => held.release(true),
-          );
-        }
+          )
+          .finally(() => this.leased--);
       },
     };
   }

@@ -1,8 +1,10 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { DatabaseUrls } from '../config/database-urls';
 import { Metrics } from '../metrics/metrics';
+import { DatabaseRoleError, readRolePosture, rolePostureRefusal } from './database-role-check';
 import { survivePoolErrors } from './pool-errors';
 import { lsnOf, serverName, WalTimeline } from './wal-positions';
 
@@ -19,10 +21,17 @@ export class Replica {
   readonly probe: Pool;
   /** Seconds behind the primary at the last check; null when unknown (not checked yet, unreachable, not a standby). */
   lagSeconds: number | null = null;
-  /** Read from now: reachable, in recovery, and no further behind than REPLICA_MAX_LAG_SECONDS. */
-  usable = false;
+  /** Read from until then (ms): a check found it reachable, in recovery and no further behind than REPLICA_MAX_LAG_SECONDS. */
+  usableUntil = 0;
   /** Why it is not read from, for the log (said once per change). */
   reason = 'not checked yet';
+  /** Set once its role was read: why it is never read from (a role that bypasses row-level security), or null. */
+  refusal: string | null | undefined;
+
+  /** Read from now: a check found it well lately (it expires, so a check that hangs or stops cannot keep it). */
+  get usable(): boolean {
+    return !this.refusal && Date.now() < this.usableUntil;
+  }
 
   constructor(
     readonly name: string,
@@ -35,10 +44,12 @@ export class Replica {
       idleInTransactionTimeoutMs: number;
       maxUses: number;
       lifetimeSeconds: number;
+      /** How long a lag check waits for an answer. */
+      checkTimeoutMs: number;
     },
     logger: Logger,
   ) {
-    const pool = (max: number, application: string) => {
+    const pool = (max: number, application: string, queryTimeoutMs: number) => {
       const created = new Pool({
         connectionString: url,
         max,
@@ -46,6 +57,9 @@ export class Replica {
         connectionTimeoutMillis: options.connectTimeoutMs,
         statement_timeout: options.statementTimeoutMs,
         idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+        // A standby gone without a word (its node lost) answers nothing, not even an error: the
+        // client gives up on a statement after this (the pool then drops the connection).
+        query_timeout: queryTimeoutMs,
         keepAlive: true,
         maxUses: options.maxUses,
         maxLifetimeSeconds: options.lifetimeSeconds,
@@ -53,9 +67,10 @@ export class Replica {
       survivePoolErrors(created, logger, `replica ${name}`);
       return created;
     };
-    this.requests = pool(sizes.requests, 'conversation-read-api');
-    this.exports = pool(sizes.exports, 'conversation-read-api-export');
-    this.probe = pool(1, 'conversation-read-api-replica-check');
+    const statementBound = options.statementTimeoutMs + options.connectTimeoutMs;
+    this.requests = pool(sizes.requests, 'conversation-read-api', statementBound);
+    this.exports = pool(sizes.exports, 'conversation-read-api-export', statementBound);
+    this.probe = pool(1, 'conversation-read-api-replica-check', options.checkTimeoutMs);
   }
 
   async end(): Promise<void> {
@@ -88,6 +103,8 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
   private readonly horizons: Array<{ at: number; position: FeedPosition }> = [];
   /** How long an entry waits, once final on the primary, before the feed serves it (see `settledHorizon`). */
   readonly settleMs: number;
+  /** How long a standby found well is read from without a newer check saying so. */
+  private readonly freshMs: number;
   private checking: Promise<void> | undefined;
 
   constructor(
@@ -104,8 +121,14 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     this.intervalMs = checkIntervalMs;
     // Readings kept: long enough to measure any lag that matters, several times the bound.
     this.timeline = new WalTimeline(Math.max(60_000, 4 * maxLagSeconds * 1000));
-    this.settleMs = maxLagSeconds * 1000 + 2 * checkIntervalMs + 1000;
+    // A standby is read from for `freshMs` after a check found it no more than REPLICA_MAX_LAG_SECONDS
+    // behind (a reading of the primary's position is up to one interval old on top): what it shows
+    // is at most maxLag + freshMs + one interval old. An entry settled that long ago is on it.
+    this.freshMs = 2 * checkIntervalMs + 1000;
+    this.settleMs = maxLagSeconds * 1000 + this.freshMs + checkIntervalMs;
+    const checkTimeoutMs = Math.max(db.connectTimeoutMs, checkIntervalMs);
     const options = {
+      checkTimeoutMs,
       connectTimeoutMs: db.connectTimeoutMs,
       statementTimeoutMs: db.statementTimeoutMs,
       idleInTransactionTimeoutMs: db.idleInTransactionTimeoutMs,
@@ -122,6 +145,8 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
         application_name: 'conversation-read-api-replica-check',
         connectionTimeoutMillis: db.connectTimeoutMs,
         statement_timeout: db.statementTimeoutMs,
+        query_timeout: checkTimeoutMs,
+        keepAlive: true,
       });
       survivePoolErrors(this.primary, this.logger, 'replica check');
     }
@@ -152,6 +177,9 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     if (!this.replicas.length) return;
     // The first check before the first request: until a standby is known to be caught up, reads stay on the primary.
     await this.check();
+    // A standby whose role may bypass row-level security refuses the start, as DATABASE_URL's does (database-role-check.ts).
+    const refused = this.replicas.find((r) => r.refusal);
+    if (refused) throw new DatabaseRoleError(`${refused.refusal} (DATABASE_REPLICA_URLS: ${refused.name})`);
     this.timer = setInterval(() => void this.check(), this.intervalMs);
     this.timer.unref();
   }
@@ -195,6 +223,11 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     let lag: number | null = null;
     let reason: string;
     try {
+      // Its role, once: read as the primary's is at start (the same checks), never read from if it may bypass row-level security.
+      if (replica.refusal === undefined) {
+        replica.refusal = rolePostureRefusal(await readRolePosture(asQueryable(replica.probe)));
+        if (replica.refusal) this.logger.error({ replica: replica.name }, `reads never go to this standby: ${replica.refusal}`);
+      }
       const { rows } = await replica.probe.query<{ recovery: boolean; lsn: string | null }>(
         'SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS lsn',
       );
@@ -212,13 +245,20 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
       reason = `it did not answer (${(error as Error).message})`;
     }
     replica.lagSeconds = lag;
-    const usable = reason === '';
-    if (usable !== replica.usable) {
-      if (usable) this.logger.log({ replica: replica.name, lag_seconds: lag }, 'reads go to this standby again');
-      else this.logger.warn({ replica: replica.name, lag_seconds: lag, reason }, `reads leave this standby: ${reason}`);
+    const was = replica.usable;
+    replica.usableUntil = reason === '' ? Date.now() + this.freshMs : 0;
+    if (replica.refusal) reason = replica.refusal;
+    if (replica.usable !== was || (reason && reason !== replica.reason)) {
+      if (replica.usable) this.logger.log({ replica: replica.name, lag_seconds: lag }, 'reads go to this standby again');
+      else if (was || reason !== replica.reason)
+        this.logger.warn({ replica: replica.name, lag_seconds: lag, reason }, `reads leave this standby: ${reason}`);
     }
-    replica.usable = usable;
     replica.reason = reason;
+  }
+
+  /** Reads the primary's feed horizon (`sql`: one row of `live`, `horizon`) at every check, for `settledHorizon`. */
+  followFeedHorizon(sql: string): void {
+    this.feedHorizon = sql;
   }
 
   /**
@@ -231,11 +271,6 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
    * The bound is the primary's horizon as a check read it that long ago; before the first such
    * reading nothing new is served (an empty page, the cursor kept).
    */
-  /** Reads the primary's feed horizon (`sql`: one row of `live`, `horizon`) at every check, for `settledHorizon`. */
-  followFeedHorizon(sql: string): void {
-    this.feedHorizon = sql;
-  }
-
   settledHorizon(): FeedPosition | undefined {
     if (!this.replicas.length) return undefined;
     const cutoff = Date.now() - this.settleMs;
@@ -244,11 +279,27 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     return settled;
   }
 
-  /** A connection of a usable standby's request pool, or undefined (the primary serves). */
+  /**
+   * A connection of a usable standby's request pool, or undefined (the primary serves). A standby
+   * that refuses the connection (full, going away) is not read from until a check finds it well
+   * again, and this read goes to the primary.
+   */
   async connectForRead(): Promise<{ client: PoolClient; replica: Replica } | undefined> {
     const replica = this.pick();
     if (!replica) return undefined;
-    return { client: await replica.requests.connect(), replica };
+    try {
+      return { client: await replica.requests.connect(), replica };
+    } catch (error) {
+      this.leave(replica, error);
+      return undefined;
+    }
+  }
+
+  /** Takes `replica` out of the reads at once (it refused a connection), until a check finds it well. */
+  leave(replica: Replica, error: unknown): void {
+    if (replica.usable)
+      this.logger.warn({ replica: replica.name, err: (error as Error).message }, 'reads leave this standby: it refused a connection');
+    replica.usableUntil = 0;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -256,4 +307,9 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     await this.checking?.catch(() => undefined);
     await Promise.all([...this.replicas.map((r) => r.end()), this.primary?.end()]);
   }
+}
+
+/** A pool as readRolePosture reads through it (a data source's `query`: the rows). */
+function asQueryable(pool: Pool): Pick<DataSource, 'query'> {
+  return { query: async <T>(text: string, values?: unknown[]) => (await pool.query(text, values)).rows as T };
 }

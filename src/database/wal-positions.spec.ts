@@ -38,6 +38,14 @@ describe('WAL positions', () => {
       expect(t.lagSeconds(50n, 30_000)).toBe(29);
     });
 
+    it('a primary behind the last reading (a failover that lost WAL) starts the timeline anew', () => {
+      const t = new WalTimeline(60_000);
+      t.record(500n, 1000);
+      t.record(300n, 2000);
+      expect(t.lagSeconds(300n, 3000)).toBe(0);
+      expect(t.lagSeconds(200n, 3000)).toBe(1);
+    });
+
     it('past the window, a standby behind the oldest kept reading is at least the window behind, never caught up', () => {
       const t = new WalTimeline(10_000);
       t.record(100n, 0);

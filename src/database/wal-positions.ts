@@ -35,7 +35,9 @@ export class WalTimeline {
   /** The primary's current position, read at `at` (ms). */
   record(lsn: bigint, at: number): void {
     const last = this.readings[this.readings.length - 1];
-    if (!last || lsn > last.lsn) this.readings.push({ at, lsn });
+    // Behind the last reading: another primary (a failover that lost WAL), whose positions start a timeline of their own.
+    if (last && lsn < last.lsn) this.readings = [];
+    if (!last || lsn !== last.lsn || !this.readings.length) this.readings.push({ at, lsn });
     // The newest reading older than the window stays: a standby behind it is then at least
     // `keepMs` behind, never taken for one that caught up.
     while (this.readings.length > 1 && this.readings[1].at < at - this.keepMs) this.readings.shift();

@@ -75,7 +75,7 @@ export class ExportService {
     this.checkParts(principal.scopes, types, parts);
     const from = query.after ? exportTypeOf(query.after)! : types[0];
     if (!types.includes(from)) throw new ApiError('INVALID_FILTER', 'after must be an id of one of the exported collections.');
-    const { exportConcurrency, exportIdleSeconds } = this.config.exports;
+    const { exportConcurrency } = this.config.exports;
     if (req.method === 'HEAD') return this.head(req, res);
 
     const lease = await this.pool.tryLease();
@@ -111,7 +111,7 @@ export class ExportService {
             started,
           );
         },
-        (exportIdleSeconds + 30) * 1000,
+        this.pool.idleMs,
       );
     } catch (error) {
       // A refusal leaves the connection as it was; anything else may have left it unusable.

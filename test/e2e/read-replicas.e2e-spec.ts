@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -6,6 +7,7 @@ import { RecordingsFactory } from '../../src/seeding/recordings.factory';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { EMBEDDED_OWNER_ROLE } from '../../src/database/embedded-postgres';
+import { ExportPool } from '../../src/database/export-pool';
 import { ReadReplicas } from '../../src/database/read-replicas';
 import { runCli, spawnCli } from '../support/cli';
 import { accessToken, Demo, differences, readEverything } from '../support/full-read';
@@ -14,6 +16,22 @@ import { Copy } from '../support/sync-journal';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { CLI_ENV, WORKER_ENV } from '../support/webhooks-in-process';
 import { createTestApp, eventually } from '../support/test-app';
+
+/** The postmaster of the cluster in `dataDir` and its children (its backends, its WAL receiver): what a lost node stops answering with. */
+function processesOf(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
 
 /** A wait on replication or a lag check, sized for a machine twice as slow as ours at its busiest. */
 const DEADLINE_MS = 30_000;
@@ -215,6 +233,15 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
     const env = cliEnv({ DATABASE_REPLICA_URLS: pair.primary.apiUrl, REPLICA_REVOCATION_WAIT_SECONDS: '2' });
     await pair.standby.pauseReplay();
     try {
+      // Nor does a CLI run without the standbys' URLs return while one is behind.
+      const unconfigured = await runCli(
+        cliEnv({ DATABASE_REPLICA_URLS: undefined, REPLICA_REVOCATION_WAIT_SECONDS: '2' }),
+        'client:disable',
+        '--client',
+        client.client_id,
+        '--json',
+      );
+      expect(failureOf(unconfigured).code).toBe('REPLICA_BEHIND');
       const refused = await runCli(env, 'client:disable', '--client', client.client_id, '--json');
       const error = failureOf(refused);
       expect(error.code).toBe('REPLICA_BEHIND');
@@ -402,6 +429,55 @@ describe('read replicas: /v1 reads on a PostgreSQL hot standby (#51)', () => {
       await receiver.close();
       await owner.destroy();
     }
+  }, 120_000);
+
+  it('export slots are taken on the primary whatever server the snapshot reads: an instance reading the standby and one reading the primary share them', async () => {
+    const a = await served(true);
+    const b = await served(false);
+    await eventually(async () => a.app.get(ReadReplicas).replicas[0].usable, DEADLINE_MS);
+    const onStandby = (await a.app.get(ExportPool).tryLease())!;
+    const onPrimary = (await b.app.get(ExportPool).tryLease())!;
+    try {
+      expect(onStandby.replica).toBe(`127.0.0.1:${pair.standby.port}/${pair.primary.database}`);
+      expect(onPrimary.replica).toBeUndefined();
+      await onPrimary.client.query('BEGIN');
+      expect(await onStandby.tryLock('conversation-read-api:export:test:0')).toBe(true);
+      expect(await onPrimary.tryLock('conversation-read-api:export:test:0')).toBe(false); // held on the primary
+      expect(await onPrimary.tryLock('conversation-read-api:export:test:1')).toBe(true);
+      await onPrimary.client.query('ROLLBACK');
+    } finally {
+      onStandby.release();
+      onPrimary.release();
+    }
+    // Given back with the lease: the primary holds no advisory lock of it any more.
+    const owner = new Client({ connectionString: pair.primary.superUrl });
+    await owner.connect();
+    try {
+      await eventually(async () => (await owner.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`)).rowCount === 0, DEADLINE_MS);
+    } finally {
+      await owner.end();
+    }
+  }, 120_000);
+
+  it('a standby that stops answering (its node lost: no error, no reset) is left within two checks, and reads go on on the primary', async () => {
+    const { app, base } = await served(true, { REPLICA_MAX_LAG_SECONDS: '3600' });
+    const replicas = app.get(ReadReplicas);
+    await eventually(async () => replicas.replicas[0].usable, DEADLINE_MS);
+    const headers = { Authorization: `Bearer ${await accessToken(base, demo.client_id, demo.client_secret)}` };
+    const frozen = processesOf(pair.standby.dataDir);
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    try {
+      await eventually(async () => !replicas.replicas[0].usable, DEADLINE_MS);
+      const res = await fetch(`${base}/v1/meetings?limit=1`, { headers, signal: AbortSignal.timeout(DEADLINE_MS) });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+    }
+    await eventually(async () => replicas.replicas[0].usable, DEADLINE_MS);
+  }, 120_000);
+
+  it("a standby URL whose role may bypass row-level security (the schema owner's) refuses the start, as DATABASE_URL's does", async () => {
+    await expect(served(pair.standby.ownerUrl)).rejects.toThrow(/CAN BYPASS ROW-LEVEL SECURITY.*DATABASE_REPLICA_URLS/);
   }, 120_000);
 
   it('failover: the standby promoted, the service pointed at it, a cursor handed out by the old primary sees every change made after', async () => {

@@ -18,3 +18,14 @@ describe('isRetryableTransaction', () => {
     expect(isDatabaseUnavailable(pgError('40001'))).toBe(false);
   });
 });
+
+describe('isDatabaseUnavailable: a hot standby cancelling a read for its replay', () => {
+  it('is a 503 (retry), not a 500: a conflict with recovery, raw or wrapped', () => {
+    const conflict = Object.assign(new Error('canceling statement due to conflict with recovery'), { code: '40001' });
+    const deadlock = Object.assign(new Error('canceling statement due to conflict with recovery'), { code: '40P01' });
+    expect(isDatabaseUnavailable(conflict)).toBe(true);
+    expect(isDatabaseUnavailable(deadlock)).toBe(true);
+    expect(isDatabaseUnavailable(new QueryFailedError('SELECT …', [], conflict))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('could not serialize access'), { code: '40001' }))).toBe(false);
+  });
+});

@@ -11,6 +11,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // SQLSTATE: 08 connection exception, 53 insufficient resources, 57 operator intervention
   // (admin/crash shutdown, cannot connect now, statement timeout), 25P03 idle-in-transaction timeout.
   if (/^(08|53|57)/.test(code) || code === '25P03') return true;
+  // A hot standby cancelled the read for its replay (a conflict with recovery: 40001, or 40P01 for a buffer deadlock).
+  if ((code === '40001' || code === '40P01') && /with recovery/i.test(typeof e.message === 'string' ? e.message : '')) return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i.test(
