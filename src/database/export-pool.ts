@@ -73,18 +73,25 @@ export class ExportPool implements OnApplicationShutdown {
 
   /**
    * A connection, or null at once when all of them are leased. The snapshot reads a usable hot
-   * standby when there is one (read-replicas.ts), the lock of `tryLock` is then taken on a
-   * connection of this pool, on the primary, outside any transaction (so it holds back nothing there).
+   * standby when there is one (read-replicas.ts; one that refuses the connection is left, and the
+   * primary serves), and the lock of `tryLock` is then taken on a connection of this pool, on the
+   * primary, in a transaction that writes nothing (so it holds nothing back there).
    */
   async tryLease(): Promise<ExportLease | null> {
     if (this.leased >= this.size) return null;
     this.leased++;
-    const replica = this.replicas.pick();
+    let replica = this.replicas.pick();
     let client: PoolClient;
     let locks: PoolClient | undefined;
     const started = process.hrtime.bigint();
     try {
-      client = replica ? await replica.exports.connect() : await this.pool.connect();
+      client = replica
+        ? await replica.exports.connect().catch((error: unknown) => {
+            this.replicas.leave(replica!, error);
+            replica = undefined;
+            return this.pool.connect();
+          })
+        : await this.pool.connect();
     } catch (error) {
       this.leased--;
       throw error;
