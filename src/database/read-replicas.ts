@@ -86,7 +86,8 @@ export class Replica {
  * its data is not the primary's), or more than REPLICA_MAX_LAG_SECONDS behind is not read from
  * until a check finds it well again, and `pick` spreads the reads over the others, round robin,
  * or answers none: the read runs on the primary. Writes, token issuance, the audit trail, the
- * worker and the CLI never come here. (Provided by DatabaseModule's factory.)
+ * worker's reads and the CLI never come here; the worker measures the standbys all the same, for
+ * the feed's bound (`settledHorizon`), which its webhooks follow. (Provided by DatabaseModule's factory.)
  */
 export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
@@ -111,7 +112,7 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     urls: DatabaseUrls,
     config: AppConfig,
     metrics: Metrics,
-    /** False where reads never go to a standby (the worker, the CLI): no standby is configured. */
+    /** False for the CLI (DatabaseModule.forOwner): no standby is measured there (a revoking command waits through ReplicaReplay). */
     enabled = true,
   ) {
     const db = config.database;
@@ -166,11 +167,6 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
         this.replicas.map((replica) => ({ labels: { replica: replica.name }, read: () => (replica.usable ? 1 : 0) })),
       );
     }
-  }
-
-  /** Whether any standby is configured. */
-  get configured(): boolean {
-    return this.replicas.length > 0;
   }
 
   async onModuleInit(): Promise<void> {
