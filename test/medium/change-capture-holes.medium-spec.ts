@@ -7,7 +7,7 @@ import { Company } from '../../src/companies/company.entity';
 import { ChatRef, ConversationsFactory } from '../../src/seeding/conversations.factory';
 import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.factory';
 import { createCompany } from '../support/factories';
-import { ownerDataSource } from '../support/test-app';
+import { compactEverything, ownerDataSource } from '../support/test-app';
 
 /**
  * The holes a review found in change capture, one test each: every way a row leaves a route
@@ -146,11 +146,10 @@ describe('change capture: the holes', () => {
     /** Makes record `id` a `kind` in `m`, with a new id of that kind (a call is served under a call id only); the new id. */
     async function makeKind(m: { query: (sql: string, params: unknown[]) => Promise<unknown> }, id: string, kind: 'meeting' | 'call') {
       const publicId = mintId(kind);
-      await m.query(`UPDATE recordings SET kind = $2, bot_history = CASE $2 WHEN 'meeting' THEN '[]'::jsonb END, public_id = $3 WHERE id = $1`, [
-        id,
-        kind,
-        publicId,
-      ]);
+      await m.query(
+        `UPDATE recordings SET kind = $2, bot_history = CASE $2 WHEN 'meeting' THEN '[]'::jsonb END, public_id = $3 WHERE id = $1`,
+        [id, kind, publicId],
+      );
       return publicId;
     }
 
@@ -234,7 +233,7 @@ describe('change capture: the holes', () => {
       await db.query(`UPDATE recordings SET title = 'reunião' WHERE id = $1`, [back.id]);
       const objects = [back.publicId, gone.publicId, backCall, goneCall, backAgain];
       // Compact everything of these objects (a cutoff in the future).
-      while ((await db.query('SELECT app_compact_changes(now() + interval $$1 day$$, 1000) AS merged'))[0].merged > 0);
+      await compactEverything(db, `now() + interval '1 day'`, 1000);
       const rows: Entry[] = await db.query(
         `SELECT object, object_id, parent_id, action, changed FROM change_log WHERE company_id = $1 AND object_id = ANY ($2) ORDER BY object, object_id`,
         [company.id, objects],

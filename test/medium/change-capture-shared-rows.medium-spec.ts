@@ -19,7 +19,7 @@ import { RecordingsFactory, Ref, UserRef } from '../../src/seeding/recordings.fa
 import { installCaptureUnderTest } from '../support/capture-under-test';
 import { createCompany } from '../support/factories';
 import { settledOrWaiting } from '../support/interleavings';
-import { createTestApp, ownerDataSource } from '../support/test-app';
+import { compactEverything, createTestApp, ownerDataSource } from '../support/test-app';
 
 /**
  * A record attached to a shared row while another transaction changes how that row is shown
@@ -442,13 +442,7 @@ describe('a record’s kind changed while a part is written [waits]', () => {
     await owner.query(`UPDATE recordings SET kind = 'call', bot_history = NULL, public_id = $2 WHERE id = $1`, [meeting.id, callId]);
     await owner.query(`UPDATE recordings SET title = 'Ligação' WHERE id = $1`, [meeting.id]);
     await owner.query(`UPDATE recordings SET kind = 'meeting', bot_history = '[]', public_id = $2 WHERE id = $1`, [meeting.id, againId]);
-    // Compaction reads the whole log of this worker's database (every file before this one wrote
-    // to it: 20,000 chat messages from one e2e file alone), beyond the test pool's 5 s budget on a
-    // busy run (a .ci/run): a budget of its own for this one statement.
-    await owner.transaction(async (m) => {
-      await m.query(`SET LOCAL statement_timeout = '120s'`);
-      await m.query(`SELECT app_compact_changes(now() + interval '1 hour', 100000)`);
-    });
+    await compactEverything(owner, `now() + interval '1 hour'`, 100000);
     const entries = await owner.query(
       `SELECT object, object_id, action FROM change_log WHERE object_key = $1 AND object IN ('meeting', 'call')`,
       [meeting.id],

@@ -105,6 +105,20 @@ export function serverIdle(server: Server): Promise<boolean> {
   return new Promise((resolve) => server.getConnections((_error, count) => resolve(count === 0)));
 }
 
+/**
+ * Compacts the change log of the worker's database up to `cutoff` (a SQL expression), as many
+ * batches of `batch` as it takes. Compaction reads the whole log, every file's entries before
+ * this one (thousands from capture-interleavings alone), past the test pool's 5 s statement budget
+ * on a busy run: the statements get 120 s of their own. What is asserted is what compaction
+ * leaves, not how fast it runs (bench:capture measures that).
+ */
+export async function compactEverything(db: DataSource, cutoff: string, batch: number): Promise<void> {
+  await db.transaction(async (m) => {
+    await m.query(`SET LOCAL statement_timeout = '120s'`);
+    while ((await m.query(`SELECT app_compact_changes(${cutoff}, ${batch}) AS merged`))[0].merged > 0);
+  });
+}
+
 /** Polls `check` every 100 ms until it holds; the milliseconds it took, or an error after `timeoutMs`. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const started = Date.now();
