@@ -102,20 +102,18 @@ export class ExportPool implements OnApplicationShutdown {
       client,
       replica: replica?.name,
       tryLock: async (key) => {
-        if (!replica) {
-          const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken', [
-            key,
-          ]);
-          return rows[0].taken;
-        }
-        // On the primary, in a transaction of its own that writes nothing (so it holds no
-        // snapshot back) and ends, freeing the lock, when the lease does, or when this process is
-        // gone and the transaction has idled as long as the export's may.
-        if (!locks) {
+        // Without a standby: in the snapshot's own transaction. With one: on the primary, in a
+        // transaction of its own that writes nothing (so it holds no snapshot back) and ends,
+        // freeing the lock, when the lease does, or when this process is gone and the transaction
+        // has idled as long as the export's may.
+        if (replica && !locks) {
           locks = await this.pool.connect();
           await locks.query(`BEGIN; SELECT set_config('idle_in_transaction_session_timeout', '${this.idleMs}', true)`);
         }
-        const { rows } = await locks.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken', [key]);
+        const { rows } = await (locks ?? client).query<{ taken: boolean }>(
+          'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS taken',
+          [key],
+        );
         return rows[0].taken;
       },
       release: (broken) => {
